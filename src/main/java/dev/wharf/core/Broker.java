@@ -1,0 +1,376 @@
+package dev.wharf.core;
+
+import dev.wharf.core.BrokerMetrics.Event;
+import dev.wharf.store.BrowseRequest;
+import dev.wharf.store.ClaimRequest;
+import dev.wharf.store.Delivery;
+import dev.wharf.store.Message;
+import dev.wharf.store.MessageState;
+import dev.wharf.store.NewMessage;
+import dev.wharf.store.PublishBatch;
+import dev.wharf.store.PublishResult;
+import dev.wharf.store.QueueCounts;
+import dev.wharf.store.RedriveRequest;
+import dev.wharf.store.Store;
+import dev.wharf.store.StoreException;
+import io.micrometer.core.instrument.MeterRegistry;
+import java.time.Duration;
+import java.time.Instant;
+import java.time.InstantSource;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.concurrent.Executors;
+import java.util.concurrent.ScheduledExecutorService;
+import java.util.concurrent.TimeUnit;
+
+/**
+ * The broker: every rule of the message state machine, above a {@link Store} that only persists.
+ * Dialects parse, authorise, call one of these commands and render; failures come out as a {@link
+ * BrokerException}. Settling leases lives in {@link Settlements}, reapers in {@link Reapers}.
+ */
+public final class Broker implements AutoCloseable {
+  private final Store store;
+  private final InstantSource clock;
+  private final BrokerOptions options;
+  private final QueueRegistry queues;
+  private final Waiters waiters;
+  private final BrokerMetrics metrics;
+  private final Settlements settlements;
+  private final Reapers reapers;
+  private final ScheduledExecutorService timers;
+
+  public Broker(Store store, InstantSource clock, BrokerOptions options, MeterRegistry registry) {
+    this.store = store;
+    this.clock = clock;
+    this.options = options;
+    this.queues = new QueueRegistry(store);
+    this.waiters = new Waiters(options.maxWaiters());
+    this.metrics = new BrokerMetrics(registry);
+    this.timers =
+        Executors.newSingleThreadScheduledExecutor(
+            r -> Thread.ofPlatform().daemon().name("wharf-timers").unstarted(r));
+    this.settlements = new Settlements(this);
+    this.reapers = new Reapers(this);
+  }
+
+  /** Loads queues and starts the reapers and cross-node wake-ups. The store must be started. */
+  public void start() {
+    queues.load();
+    queues.names().forEach(this::watch);
+    store.onVisibleElsewhere(q -> waiters.wake(q, BrokerOptions.MAX_RECEIVE_BATCH));
+    reapers.start(timers);
+  }
+
+  @Override
+  public void close() {
+    timers.shutdownNow();
+  }
+
+  // ---- queues ----
+
+  public List<String> queueNames() {
+    return queues.names();
+  }
+
+  public QueueSettings settings(String queue) {
+    return queues.require(queue);
+  }
+
+  /** Creates a queue or changes its settings. Returns true when it was created. */
+  public boolean putQueue(String queue, QueueSettingsPatch patch) {
+    QueueSettings current = queues.find(queue);
+    QueueSettings base = current != null ? current : QueueSettings.defaultsFor(queue);
+    queues.put(queue, patch.applyTo(base), null);
+    watch(queue);
+    return current == null;
+  }
+
+  /**
+   * Applies a queue from the config file at start-up. The file wins when it changed since it was
+   * last applied; otherwise changes made through the API are kept.
+   */
+  public void applyConfiguredQueue(String queue, QueueSettings settings) {
+    String hash = Integer.toHexString(SettingsCodec.toJson(settings).hashCode());
+    if (queues.find(queue) == null || !hash.equals(queues.configHash(queue))) {
+      queues.put(queue, settings, hash);
+    }
+    watch(queue);
+  }
+
+  public boolean deleteQueue(String queue) {
+    boolean existed = queues.delete(queue);
+    metrics.forget(queue);
+    return existed;
+  }
+
+  public QueueStats stats(String queue) {
+    QueueSettings s = queues.require(queue);
+    QueueCounts counts = store.queueCounts(queue, clock.instant());
+    long dead = s.deadLetterQueue() == null ? 0 : store.deadCount(s.deadLetterQueue(), queue);
+    return new QueueStats(
+        counts,
+        dead,
+        metrics.total(queue, Event.PUBLISHED),
+        metrics.total(queue, Event.ACKED),
+        metrics.total(queue, Event.NACKED),
+        metrics.total(queue, Event.DEAD),
+        metrics.total(queue, Event.EXPIRED),
+        metrics.total(queue, Event.DROPPED));
+  }
+
+  public boolean healthy() {
+    return store.healthy();
+  }
+
+  // ---- producing ----
+
+  public List<PublishResult> publish(String queue, List<Publish> messages) {
+    QueueSettings s = queues.require(queue);
+    if (messages.isEmpty() || messages.size() > options.maxPublishBatch()) {
+      throw new BrokerException.Invalid(
+          "a publish takes 1 to " + options.maxPublishBatch() + " messages, got " + messages.size());
+    }
+    Instant now = clock.instant();
+    List<NewMessage> rows = new ArrayList<>(messages.size());
+    int visibleNow = 0;
+    Instant earliestLater = null;
+    for (Publish p : messages) {
+      Duration delay = p.delay() != null ? p.delay() : s.delay();
+      Duration ttl = p.ttl() != null ? (p.ttl().isZero() ? null : p.ttl()) : s.ttl();
+      checkRange("delay", delay, Duration.ZERO, Duration.ofDays(30));
+      if (ttl != null) {
+        checkRange("ttl", ttl, Duration.ofMillis(1), Duration.ofDays(365));
+      }
+      checkLength("idempotency_key", p.idempotencyKey(), 256);
+      checkLength("key", p.key(), 256);
+      Instant visibleAt = now.plus(delay);
+      if (delay.isZero()) {
+        visibleNow++;
+      } else if (earliestLater == null || visibleAt.isBefore(earliestLater)) {
+        earliestLater = visibleAt;
+      }
+      rows.add(
+          new NewMessage(
+              Ids.messageId(now.toEpochMilli()),
+              p.contentType(),
+              p.payload(),
+              p.headers(),
+              p.metadata(),
+              visibleAt,
+              ttl == null ? null : now.plus(ttl),
+              p.idempotencyKey(),
+              p.key()));
+    }
+    List<PublishResult> results =
+        guard(() -> store.messagesPublish(
+            new PublishBatch(queue, rows, now, now.plus(options.idempotencyWindow()))));
+    metrics.count(queue, Event.PUBLISHED, results.stream().filter(r -> !r.duplicate()).count());
+    madeVisible(queue, visibleNow, earliestLater);
+    return results;
+  }
+
+  // ---- consuming ----
+
+  /**
+   * Leases up to {@code max} messages, waiting up to {@code wait} for the first to arrive.
+   *
+   * @param visibility null = the queue's visibility timeout
+   */
+  public List<Delivery> receive(String queue, int max, Duration wait, Duration visibility) {
+    QueueSettings s = queues.require(queue);
+    if (max < 1 || max > BrokerOptions.MAX_RECEIVE_BATCH) {
+      throw new BrokerException.Invalid(
+          "batch must be between 1 and " + BrokerOptions.MAX_RECEIVE_BATCH + ", got " + max);
+    }
+    checkRange("wait", wait, Duration.ZERO, options.maxWait());
+    Duration lease = visibility != null ? visibility : s.visibilityTimeout();
+    checkRange("visibility_timeout", lease, Duration.ofSeconds(1), s.maxVisibilityTimeout());
+
+    QueueWaiters w = waiters.of(queue);
+    long started = System.nanoTime();
+    long deadline = started + wait.toNanos();
+    boolean entered = false;
+    try {
+      while (true) {
+        long epoch = w.epoch();
+        Instant now = clock.instant();
+        List<Delivery> got =
+            guard(() -> store.messagesClaim(new ClaimRequest(queue, max, now, now.plus(lease))));
+        long left = deadline - System.nanoTime();
+        if (!got.isEmpty() || left <= 0) {
+          if (got.size() == max) {
+            // There may be more: pass the turn on so a message never waits behind a full batch.
+            w.wake(1);
+          }
+          if (!wait.isZero()) {
+            metrics.receiveWaited(Duration.ofNanos(System.nanoTime() - started));
+          }
+          return got;
+        }
+        if (!entered) {
+          waiters.enter();
+          entered = true;
+          scheduleWakeForDelayed(queue, now);
+        }
+        w.await(epoch, max, left);
+        if (Thread.currentThread().isInterrupted()) {
+          return List.of();
+        }
+      }
+    } finally {
+      if (entered) {
+        waiters.leave();
+      }
+    }
+  }
+
+  public Reapers reapers() {
+    return reapers;
+  }
+
+  public Settlements settle() {
+    return settlements;
+  }
+
+  // ---- inspecting and repairing ----
+
+  public List<Message> browse(String queue, MessageState state, Boolean delayed, long after, int limit) {
+    queues.require(queue);
+    checkLimit(limit);
+    return guard(() -> store.messagesBrowse(
+        new BrowseRequest(queue, state, delayed, null, clock.instant(), after, limit)));
+  }
+
+  /** The dead messages that came from {@code queue}, in the order they were first published. */
+  public List<Message> deadLetters(String queue, long after, int limit) {
+    QueueSettings s = queues.require(queue);
+    checkLimit(limit);
+    if (s.deadLetterQueue() == null) {
+      return List.of();
+    }
+    return guard(() -> store.messagesBrowse(
+        new BrowseRequest(s.deadLetterQueue(), null, null, queue, clock.instant(), after, limit)));
+  }
+
+  public Message message(String queue, String id) {
+    queues.require(queue);
+    return guard(() -> store.messagesGet(queue, id))
+        .orElseThrow(() -> new BrokerException.MessageNotFound(queue, id));
+  }
+
+  public void deleteMessage(String queue, String id) {
+    queues.require(queue);
+    if (!guard(() -> store.messagesDelete(queue, id))) {
+      throw new BrokerException.MessageNotFound(queue, id);
+    }
+  }
+
+  /** Moves dead messages that came from {@code queue} back into it; null ids = all of them. */
+  public int redrive(String queue, List<String> ids) {
+    QueueSettings s = queues.require(queue);
+    if (s.deadLetterQueue() == null) {
+      return 0;
+    }
+    if (ids != null && (ids.isEmpty() || ids.size() > 1000)) {
+      throw new BrokerException.Invalid("ids must hold 1 to 1000 message ids");
+    }
+    int total = 0;
+    while (true) {
+      int n = guard(() -> store.messagesRedrive(
+          new RedriveRequest(s.deadLetterQueue(), queue, ids, clock.instant(), 1000)));
+      total += n;
+      madeVisible(queue, n, null);
+      if (n < 1000 || ids != null) {
+        return total;
+      }
+    }
+  }
+
+  public long purge(String queue) {
+    queues.require(queue);
+    return guard(() -> store.messagesPurge(queue));
+  }
+
+  // ---- shared with Settlements and Reapers ----
+
+  Store store() {
+    return store;
+  }
+
+  InstantSource clock() {
+    return clock;
+  }
+
+  BrokerOptions options() {
+    return options;
+  }
+
+  QueueRegistry queues() {
+    return queues;
+  }
+
+  BrokerMetrics metrics() {
+    return metrics;
+  }
+
+  /** Wakes consumers for messages visible now, and schedules a wake for ones visible later. */
+  void madeVisible(String queue, int now, Instant later) {
+    if (now > 0) {
+      waiters.wake(queue, now);
+    }
+    if (later != null && waiters.hasWaiters(queue)) {
+      scheduleWake(queue, later);
+    }
+  }
+
+  private void scheduleWakeForDelayed(String queue, Instant now) {
+    guard(() -> store.messagesNextVisible(queue, now)).ifPresent(t -> scheduleWake(queue, t));
+  }
+
+  private void scheduleWake(String queue, Instant at) {
+    long ms = Math.max(0, Duration.between(clock.instant(), at).toMillis());
+    timers.schedule(() -> waiters.wake(queue, BrokerOptions.MAX_RECEIVE_BATCH), ms, TimeUnit.MILLISECONDS);
+  }
+
+  private void watch(String queue) {
+    metrics.watchDepth(
+        queue,
+        state -> {
+          QueueCounts c = store.queueCounts(queue, clock.instant());
+          return switch (state) {
+            case "ready" -> c.ready();
+            case "delayed" -> c.delayed();
+            case "leased" -> c.leased();
+            default -> c.expired();
+          };
+        });
+  }
+
+  static <T> T guard(java.util.function.Supplier<T> storeCall) {
+    try {
+      return storeCall.get();
+    } catch (StoreException e) {
+      throw new BrokerException.Unavailable("storage failed: " + e.getMessage());
+    }
+  }
+
+  static void checkRange(String field, Duration d, Duration min, Duration max) {
+    if (d.compareTo(min) < 0 || d.compareTo(max) > 0) {
+      throw new BrokerException.Invalid(
+          field + " must be between " + Durations.format(min) + " and " + Durations.format(max)
+              + ", got " + Durations.format(d));
+    }
+  }
+
+  private static void checkLength(String field, String value, int max) {
+    if (value != null && (value.isEmpty() || value.length() > max)) {
+      throw new BrokerException.Invalid(field + " must be 1 to " + max + " characters");
+    }
+  }
+
+  private static void checkLimit(int limit) {
+    if (limit < 1 || limit > 1000) {
+      throw new BrokerException.Invalid("limit must be between 1 and 1000, got " + limit);
+    }
+  }
+}

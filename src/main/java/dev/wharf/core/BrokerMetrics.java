@@ -1,0 +1,90 @@
+package dev.wharf.core;
+
+import io.micrometer.core.instrument.Counter;
+import io.micrometer.core.instrument.Gauge;
+import io.micrometer.core.instrument.MeterRegistry;
+import io.micrometer.core.instrument.Timer;
+import java.time.Duration;
+import java.util.List;
+import java.util.Map;
+import java.util.concurrent.ConcurrentHashMap;
+import java.util.function.Function;
+
+/** The broker's counters and gauges, per queue, registered on first use. */
+final class BrokerMetrics {
+  enum Event {
+    PUBLISHED("wharf_messages_published"),
+    ACKED("wharf_messages_acked"),
+    NACKED("wharf_messages_nacked"),
+    DEAD("wharf_messages_dead"),
+    EXPIRED("wharf_messages_expired"),
+    DROPPED("wharf_messages_dropped");
+
+    final String meter;
+
+    Event(String meter) {
+      this.meter = meter;
+    }
+  }
+
+  private final MeterRegistry registry;
+  private final Map<String, Map<Event, Counter>> counters = new ConcurrentHashMap<>();
+  private final Map<String, List<Gauge>> gauges = new ConcurrentHashMap<>();
+  private final Timer receiveWait;
+
+  BrokerMetrics(MeterRegistry registry) {
+    this.registry = registry;
+    this.receiveWait =
+        Timer.builder("wharf_receive_wait")
+            .description("Time a receive spent waiting for messages")
+            .publishPercentileHistogram()
+            .register(registry);
+  }
+
+  void count(String queue, Event event, long n) {
+    if (n > 0) {
+      counter(queue, event).increment(n);
+    }
+  }
+
+  long total(String queue, Event event) {
+    return (long) counter(queue, event).count();
+  }
+
+  void receiveWaited(Duration d) {
+    receiveWait.record(d);
+  }
+
+  /** Registers depth gauges for a queue; {@code state} reads the current count of one state. */
+  void watchDepth(String queue, Function<String, Long> depthOfState) {
+    gauges.computeIfAbsent(
+        queue,
+        q ->
+            List.of("ready", "delayed", "leased", "expired").stream()
+                .map(
+                    state ->
+                        Gauge.builder("wharf_queue_depth", () -> depthOfState.apply(state))
+                            .tag("queue", q)
+                            .tag("state", state)
+                            .register(registry))
+                .toList());
+  }
+
+  void forget(String queue) {
+    List<Gauge> g = gauges.remove(queue);
+    if (g != null) {
+      g.forEach(registry::remove);
+    }
+    Map<Event, Counter> c = counters.remove(queue);
+    if (c != null) {
+      c.values().forEach(registry::remove);
+    }
+  }
+
+  private Counter counter(String queue, Event event) {
+    return counters
+        .computeIfAbsent(queue, q -> new ConcurrentHashMap<>())
+        .computeIfAbsent(
+            event, e -> Counter.builder(e.meter).tag("queue", queue).register(registry));
+  }
+}

@@ -1,0 +1,100 @@
+package dev.wharf.core;
+
+import dev.wharf.store.DeadLetterPolicy;
+import dev.wharf.store.QueueRecord;
+import dev.wharf.store.Store;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.Map;
+import java.util.TreeMap;
+import java.util.concurrent.ConcurrentHashMap;
+
+/**
+ * Queue settings held in memory (every request reads them) and written through to the store
+ * (so API changes survive restarts).
+ */
+final class QueueRegistry {
+  private final Store store;
+  private final Map<String, QueueSettings> settings = new ConcurrentHashMap<>();
+  private final Map<String, String> configHashes = new ConcurrentHashMap<>();
+
+  QueueRegistry(Store store) {
+    this.store = store;
+  }
+
+  void load() {
+    settings.clear();
+    configHashes.clear();
+    for (QueueRecord r : store.queuesList()) {
+      settings.put(r.name(), SettingsCodec.fromJson(r.name(), r.settingsJson()));
+      if (r.configHash() != null) {
+        configHashes.put(r.name(), r.configHash());
+      }
+    }
+  }
+
+  QueueSettings require(String queue) {
+    QueueSettings s = settings.get(queue);
+    if (s == null) {
+      throw new BrokerException.QueueNotFound(queue);
+    }
+    return s;
+  }
+
+  QueueSettings find(String queue) {
+    return settings.get(queue);
+  }
+
+  List<String> names() {
+    return new ArrayList<>(new TreeMap<>(settings).keySet());
+  }
+
+  /** Validates, persists and publishes new settings, creating the DLQ queue when missing. */
+  synchronized void put(String queue, QueueSettings s, String configHash) {
+    List<String> problems = s.problems(queue);
+    if (!problems.isEmpty()) {
+      throw new BrokerException.Invalid(String.join("; ", problems));
+    }
+    String hash = configHash != null ? configHash : configHashes.get(queue);
+    store.queuesPut(new QueueRecord(queue, SettingsCodec.toJson(s), hash));
+    settings.put(queue, s);
+    if (hash != null) {
+      configHashes.put(queue, hash);
+    }
+    ensureDeadLetterQueue(s);
+  }
+
+  synchronized boolean delete(String queue) {
+    boolean existed = store.queuesDelete(queue);
+    settings.remove(queue);
+    configHashes.remove(queue);
+    return existed;
+  }
+
+  String configHash(String queue) {
+    return configHashes.get(queue);
+  }
+
+  DeadLetterPolicy policy(String queue) {
+    QueueSettings s = settings.get(queue);
+    if (s == null) {
+      // The queue was deleted while messages of it were in flight: keep them rather than drop.
+      return new DeadLetterPolicy(0, null);
+    }
+    ensureDeadLetterQueue(s);
+    return new DeadLetterPolicy(s.maxAttempts(), s.deadLetterQueue());
+  }
+
+  private void ensureDeadLetterQueue(QueueSettings s) {
+    String dlq = s.deadLetterQueue();
+    if (dlq != null && !settings.containsKey(dlq)) {
+      synchronized (this) {
+        if (!settings.containsKey(dlq)) {
+          QueueSettings d = QueueSettings.forDeadLetterQueue();
+          store.queuesPut(new QueueRecord(dlq, SettingsCodec.toJson(d), null));
+          settings.put(dlq, d);
+        }
+      }
+    }
+  }
+}

@@ -1,0 +1,90 @@
+package dev.wharf.core;
+
+import java.time.Duration;
+import java.util.List;
+import java.util.regex.Pattern;
+
+/**
+ * A queue's settings, always complete and valid.
+ *
+ * @param deadLetterQueue the DLQ's name; null = none (dead messages are dropped and counted)
+ * @param ttl null = messages live until consumed
+ */
+public record QueueSettings(
+    Duration visibilityTimeout,
+    Duration maxVisibilityTimeout,
+    int maxAttempts,
+    String deadLetterQueue,
+    Duration delay,
+    Duration ttl,
+    List<String> consumerTokens) {
+
+  public static final Duration DEFAULT_VISIBILITY = Duration.ofSeconds(30);
+  public static final Duration DEFAULT_MAX_VISIBILITY = Duration.ofHours(12);
+  public static final int DEFAULT_MAX_ATTEMPTS = 5;
+  private static final Pattern NAME = Pattern.compile("[A-Za-z0-9._-]{1,128}");
+
+  public QueueSettings {
+    consumerTokens = consumerTokens == null ? List.of() : List.copyOf(consumerTokens);
+  }
+
+  public static QueueSettings defaultsFor(String queue) {
+    return new QueueSettings(
+        DEFAULT_VISIBILITY,
+        DEFAULT_MAX_VISIBILITY,
+        DEFAULT_MAX_ATTEMPTS,
+        queue + ".dlq",
+        Duration.ZERO,
+        null,
+        List.of());
+  }
+
+  /** Settings for a DLQ made on demand: its messages are never dead-lettered again. */
+  public static QueueSettings forDeadLetterQueue() {
+    return new QueueSettings(
+        DEFAULT_VISIBILITY, DEFAULT_MAX_VISIBILITY, 0, null, Duration.ZERO, null, List.of());
+  }
+
+  public static boolean validName(String name) {
+    return name != null && NAME.matcher(name).matches();
+  }
+
+  /** Every problem with these settings for the named queue, empty when there is none. */
+  public List<String> problems(String queue) {
+    var out = new java.util.ArrayList<String>();
+    if (!validName(queue)) {
+      out.add("name: must be 1-128 characters of A-Z a-z 0-9 . _ -");
+    }
+    if (visibilityTimeout.compareTo(Duration.ofSeconds(1)) < 0) {
+      out.add("visibility_timeout: must be at least 1s");
+    }
+    if (maxVisibilityTimeout.compareTo(visibilityTimeout) < 0) {
+      out.add("max_visibility_timeout: must be at least visibility_timeout");
+    }
+    if (maxVisibilityTimeout.compareTo(Duration.ofDays(7)) > 0) {
+      out.add("max_visibility_timeout: must be at most 7d");
+    }
+    if (maxAttempts < 0 || maxAttempts > 1000) {
+      out.add("max_attempts: must be between 0 (unlimited) and 1000");
+    }
+    if (deadLetterQueue != null && !validName(deadLetterQueue)) {
+      out.add("dead_letter_queue: not a valid queue name");
+    }
+    if (deadLetterQueue != null && deadLetterQueue.equals(queue)) {
+      out.add("dead_letter_queue: a queue cannot be its own dead-letter queue");
+    }
+    if (delay.isNegative() || delay.compareTo(Duration.ofDays(30)) > 0) {
+      out.add("delay: must be between 0s and 30d");
+    }
+    if (ttl != null && (ttl.isNegative() || ttl.compareTo(Duration.ofDays(365)) > 0)) {
+      out.add("ttl: must be between 0s and 365d");
+    }
+    for (String t : consumerTokens) {
+      if (t == null || t.isBlank()) {
+        out.add("consumer_tokens: tokens must not be empty");
+        break;
+      }
+    }
+    return out;
+  }
+}

@@ -1,0 +1,99 @@
+package dev.wharf.core;
+
+import java.util.LinkedHashSet;
+import java.util.concurrent.atomic.AtomicLong;
+import java.util.concurrent.locks.LockSupport;
+import java.util.concurrent.locks.ReentrantLock;
+
+/**
+ * The consumers parked on one queue. A commit that makes messages visible bumps the epoch and
+ * wakes only as many waiters as the new messages can serve, oldest first.
+ *
+ * <p>Lost wake-ups are closed by the epoch: a consumer reads it before its (empty) claim and parks
+ * only if it is unchanged once registered, so a commit that slipped in between is never missed.
+ * A woken consumer always claims once more before giving up, so a wake is never wasted on a
+ * consumer that is timing out.
+ */
+final class QueueWaiters {
+  private final AtomicLong epoch = new AtomicLong();
+  private final ReentrantLock lock = new ReentrantLock();
+  private final LinkedHashSet<Waiter> parked = new LinkedHashSet<>();
+
+  private static final class Waiter {
+    final Thread thread = Thread.currentThread();
+    final int wants;
+    volatile boolean woken;
+
+    Waiter(int wants) {
+      this.wants = wants;
+    }
+  }
+
+  long epoch() {
+    return epoch.get();
+  }
+
+  int size() {
+    lock.lock();
+    try {
+      return parked.size();
+    } finally {
+      lock.unlock();
+    }
+  }
+
+  /** Parks the calling thread for at most {@code nanos}, unless the epoch moved past seenEpoch. */
+  void await(long seenEpoch, int wants, long nanos) {
+    Waiter w = new Waiter(wants);
+    lock.lock();
+    try {
+      parked.add(w);
+    } finally {
+      lock.unlock();
+    }
+    try {
+      if (epoch.get() != seenEpoch) {
+        return;
+      }
+      long deadline = System.nanoTime() + nanos;
+      long left;
+      while (!w.woken && (left = deadline - System.nanoTime()) > 0) {
+        LockSupport.parkNanos(this, left);
+        if (Thread.interrupted()) {
+          Thread.currentThread().interrupt();
+          return;
+        }
+      }
+    } finally {
+      lock.lock();
+      try {
+        parked.remove(w);
+      } finally {
+        lock.unlock();
+      }
+    }
+  }
+
+  /** Wakes enough parked consumers to take {@code messages} new messages. */
+  void wake(int messages) {
+    epoch.incrementAndGet();
+    int left = messages;
+    while (left > 0) {
+      Waiter w;
+      lock.lock();
+      try {
+        var it = parked.iterator();
+        if (!it.hasNext()) {
+          return;
+        }
+        w = it.next();
+        it.remove();
+      } finally {
+        lock.unlock();
+      }
+      w.woken = true;
+      LockSupport.unpark(w.thread);
+      left -= w.wants;
+    }
+  }
+}

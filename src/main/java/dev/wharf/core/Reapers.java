@@ -1,0 +1,71 @@
+package dev.wharf.core;
+
+import dev.wharf.core.BrokerMetrics.Event;
+import dev.wharf.store.LeaseExpiryRequest;
+import dev.wharf.store.ReapResult;
+import java.time.Instant;
+import java.util.Map;
+import java.util.concurrent.ScheduledExecutorService;
+import java.util.concurrent.TimeUnit;
+import java.util.logging.Level;
+import java.util.logging.Logger;
+
+/**
+ * Time-driven transitions: lease expiry (every 100 ms, so a lease ends at most that late), TTL
+ * expiry, deletion of long-expired messages and of spent idempotency keys. Tests call
+ * {@link #runOnce(Instant)} after moving the clock instead of sleeping.
+ */
+public final class Reapers {
+  private static final Logger LOG = Logger.getLogger(Reapers.class.getName());
+  private static final int BATCH = 1000;
+  private final Broker broker;
+  private long lastSlowPass;
+
+  Reapers(Broker broker) {
+    this.broker = broker;
+  }
+
+  void start(ScheduledExecutorService timers) {
+    timers.scheduleWithFixedDelay(this::tick, 100, 100, TimeUnit.MILLISECONDS);
+  }
+
+  private void tick() {
+    try {
+      runOnce(broker.clock().instant());
+    } catch (RuntimeException e) {
+      LOG.log(Level.WARNING, "reaper pass failed; will retry", e);
+    }
+  }
+
+  /** Runs every reaper until nothing more is due at {@code now}. */
+  public void runOnce(Instant now) {
+    ReapResult r;
+    do {
+      r = broker.store().leasesExpire(new LeaseExpiryRequest(now, BATCH, broker.queues()::policy));
+      account(r);
+    } while (r.touched() >= BATCH);
+    do {
+      r = broker.store().messagesExpireTtl(now, BATCH);
+      r.expired().forEach((q, n) -> broker.metrics().count(q, Event.EXPIRED, n));
+    } while (r.touched() >= BATCH);
+    long ms = now.toEpochMilli();
+    if (ms - lastSlowPass >= 10_000 || ms < lastSlowPass) {
+      lastSlowPass = ms;
+      Instant before = now.minus(broker.options().expiredRetention());
+      while (broker.store().messagesDeleteExpired(before, BATCH) >= BATCH) {}
+      while (broker.store().idempotencyPrune(now, BATCH) >= BATCH) {}
+    }
+  }
+
+  private void account(ReapResult r) {
+    r.madeVisible().forEach((q, n) -> broker.madeVisible(q, n, null));
+    for (Map.Entry<String, Integer> e : r.dead().entrySet()) {
+      broker.metrics().count(e.getKey(), Event.DEAD, e.getValue());
+      String dlq = broker.queues().policy(e.getKey()).deadLetterQueue();
+      if (dlq != null) {
+        broker.madeVisible(dlq, e.getValue(), null);
+      }
+    }
+    r.dropped().forEach((q, n) -> broker.metrics().count(q, Event.DROPPED, n));
+  }
+}

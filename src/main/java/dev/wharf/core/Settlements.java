@@ -1,0 +1,153 @@
+package dev.wharf.core;
+
+import dev.wharf.core.BrokerMetrics.Event;
+import dev.wharf.store.DeadLetterPolicy;
+import dev.wharf.store.LeaseOutcome;
+import dev.wharf.store.LeaseOutcome.Outcome;
+import dev.wharf.store.SettleKind;
+import dev.wharf.store.SettleRequest;
+import java.time.Duration;
+import java.time.Instant;
+import java.util.ArrayList;
+import java.util.LinkedHashSet;
+import java.util.List;
+
+/**
+ * Ending or changing leases: ack, nack, dead, defer, extend, release. Each takes the current
+ * lease ids of one queue and answers one outcome per distinct lease, in request order; stale or
+ * unknown leases come back as conflicts unless the same lease was settled moments ago.
+ */
+public final class Settlements {
+  private final Broker broker;
+  private final RecentSettlements recent;
+
+  Settlements(Broker broker) {
+    this.broker = broker;
+    this.recent = new RecentSettlements(broker.options().repeatWindow().toMillis());
+  }
+
+  /**
+   * @param permissive accept a stale lease while its message still exists (Cloudflare semantics)
+   */
+  public List<LeaseOutcome> ack(String queue, List<String> leaseIds, boolean permissive) {
+    return run(queue, SettleKind.ACK, leaseIds, null, null, null, permissive);
+  }
+
+  /** Back to the queue after {@code delay}; to the DLQ when the attempts are used up. */
+  public List<LeaseOutcome> nack(String queue, List<String> leaseIds, Duration delay) {
+    Broker.checkRange("delay", delay, Duration.ZERO, Duration.ofDays(30));
+    return run(queue, SettleKind.RETRY, leaseIds, delay, null, null, false);
+  }
+
+  /** Straight to the DLQ with a reason. */
+  public List<LeaseOutcome> dead(String queue, List<String> leaseIds, String reason) {
+    if (reason != null && reason.length() > 1024) {
+      throw new BrokerException.Invalid("reason must be at most 1024 characters");
+    }
+    return run(queue, SettleKind.DEAD, leaseIds, null, null, reason, false);
+  }
+
+  /** Back to the queue after {@code delay}, the attempt not counted. */
+  public List<LeaseOutcome> defer(String queue, List<String> leaseIds, Duration delay) {
+    Broker.checkRange("delay", delay, Duration.ZERO, Duration.ofDays(30));
+    return run(queue, SettleKind.DEFER, leaseIds, delay, null, null, false);
+  }
+
+  /** The lease ends {@code by} from now, capped by the queue's max visibility timeout. */
+  public List<LeaseOutcome> extend(String queue, List<String> leaseIds, Duration by) {
+    QueueSettings s = broker.queues().require(queue);
+    Broker.checkRange("extend", by, Duration.ofSeconds(1), s.maxVisibilityTimeout());
+    return run(queue, SettleKind.EXTEND, leaseIds, null, by, null, false);
+  }
+
+  /** The delivery never reached its consumer: ready again at once, the attempt not counted. */
+  public List<LeaseOutcome> release(String queue, List<String> leaseIds) {
+    return run(queue, SettleKind.RELEASE, leaseIds, Duration.ZERO, null, null, false);
+  }
+
+  private List<LeaseOutcome> run(
+      String queue,
+      SettleKind kind,
+      List<String> leaseIds,
+      Duration delay,
+      Duration extendBy,
+      String reason,
+      boolean permissive) {
+    broker.queues().require(queue);
+    List<String> ids = distinct(leaseIds);
+    Instant now = broker.clock().instant();
+    DeadLetterPolicy policy = broker.queues().policy(queue);
+    SettleRequest req =
+        new SettleRequest(
+            queue,
+            kind,
+            ids,
+            now,
+            delay == null ? null : now.plus(delay),
+            extendBy == null ? null : now.plus(extendBy),
+            policy,
+            reason,
+            permissive);
+    List<LeaseOutcome> stored = Broker.guard(() -> broker.store().messagesSettle(req));
+    long nowMs = now.toEpochMilli();
+    List<LeaseOutcome> out = new ArrayList<>(stored.size());
+    int visible = 0;
+    int dead = 0;
+    for (LeaseOutcome o : stored) {
+      if (o.outcome().succeeded()) {
+        if (kind != SettleKind.EXTEND) {
+          recent.remember(o.leaseId(), o.outcome(), nowMs);
+        }
+        count(queue, o.outcome());
+        if (o.outcome() == Outcome.RETRIED || o.outcome() == Outcome.DEFERRED
+            || o.outcome() == Outcome.RELEASED) {
+          visible++;
+        } else if (o.outcome() == Outcome.DEAD) {
+          dead++;
+        }
+        out.add(o);
+      } else {
+        Outcome earlier = recent.recall(o.leaseId(), nowMs);
+        out.add(earlier != null ? LeaseOutcome.of(o.leaseId(), earlier) : o);
+      }
+    }
+    if (delay != null && delay.isZero()) {
+      broker.madeVisible(queue, visible, null);
+    } else if (delay != null) {
+      broker.madeVisible(queue, 0, now.plus(delay));
+    }
+    if (dead > 0 && policy.deadLetterQueue() != null) {
+      broker.madeVisible(policy.deadLetterQueue(), dead, null);
+    }
+    return out;
+  }
+
+  private void count(String queue, Outcome o) {
+    BrokerMetrics m = broker.metrics();
+    switch (o) {
+      case ACKED -> m.count(queue, Event.ACKED, 1);
+      case RETRIED, DEFERRED -> m.count(queue, Event.NACKED, 1);
+      case DEAD -> m.count(queue, Event.DEAD, 1);
+      case DROPPED -> m.count(queue, Event.DROPPED, 1);
+      default -> {}
+    }
+  }
+
+  private static List<String> distinct(List<String> leaseIds) {
+    if (leaseIds == null || leaseIds.isEmpty()) {
+      throw new BrokerException.Invalid("at least one lease id is required");
+    }
+    LinkedHashSet<String> set = new LinkedHashSet<>();
+    for (String id : leaseIds) {
+      if (id == null || id.isEmpty() || id.length() > 200) {
+        throw new BrokerException.Invalid("lease ids must be 1 to 200 characters");
+      }
+      set.add(id);
+    }
+    if (set.size() > BrokerOptions.MAX_SETTLE_BATCH) {
+      throw new BrokerException.Invalid(
+          "at most " + BrokerOptions.MAX_SETTLE_BATCH + " lease ids per request, got " + set.size());
+    }
+    return new ArrayList<>(set);
+  }
+}

@@ -1,0 +1,32 @@
+package dev.wharf.store;
+
+import java.time.Instant;
+import java.util.Map;
+
+/**
+ * A stored message as read back. {@code seq} is the publish order inside the store; it is also
+ * the browse cursor.
+ */
+public record Message(
+    long seq,
+    String id,
+    String queue,
+    MessageState state,
+    ContentType contentType,
+    byte[] payload,
+    Map<String, String> headers,
+    String metadata,
+    int attempt,
+    Instant publishedAt,
+    Instant visibleAt,
+    Instant leaseUntil,
+    Instant expiresAt,
+    String key,
+    String originalQueue,
+    String deadReason,
+    Instant diedAt) {
+
+  public Message {
+    headers = headers == null ? Map.of() : headers;
+  }
+}

@@ -1,0 +1,18 @@
+package dev.wharf.store;
+
+import java.util.Map;
+
+/**
+ * What a reaper pass changed, per queue: how many messages became visible (so waiters can be
+ * woken), went dead (counted on the queue they left), were dropped or expired by TTL, and how
+ * many rows the pass touched in all (so the caller knows whether to run again).
+ */
+public record ReapResult(
+    Map<String, Integer> madeVisible,
+    Map<String, Integer> dead,
+    Map<String, Integer> dropped,
+    Map<String, Integer> expired,
+    int touched) {
+
+  public static final ReapResult NONE = new ReapResult(Map.of(), Map.of(), Map.of(), Map.of(), 0);
+}

@@ -1,0 +1,29 @@
+package dev.wharf.store;
+
+import java.time.Instant;
+import java.util.List;
+
+/**
+ * Settle leases of one queue, all of one kind.
+ *
+ * @param visibleAt for RETRY and DEFER: when the message is visible again
+ * @param leaseUntil for EXTEND: the new end of the lease (never moved earlier)
+ * @param policy for RETRY and DEAD: where dead messages go
+ * @param reason for DEAD (and RETRY that ends dead): the dead reason
+ * @param permissive accept a stale lease while the message still exists (Cloudflare semantics)
+ */
+public record SettleRequest(
+    String queue,
+    SettleKind kind,
+    List<String> leaseIds,
+    Instant now,
+    Instant visibleAt,
+    Instant leaseUntil,
+    DeadLetterPolicy policy,
+    String reason,
+    boolean permissive) {
+
+  public SettleRequest {
+    leaseIds = List.copyOf(leaseIds);
+  }
+}

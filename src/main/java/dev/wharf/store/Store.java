@@ -1,0 +1,76 @@
+package dev.wharf.store;
+
+import java.time.Instant;
+import java.util.List;
+import java.util.Optional;
+import java.util.function.Consumer;
+
+/**
+ * The storage seam. Every method is one transaction; writes return only once committed with
+ * fsync. Concurrent callers are grouped into shared commits by the backend. The store decides no
+ * policy: attempt limits, DLQ names and times all come in as parameters.
+ */
+public interface Store extends AutoCloseable {
+
+  /** Opens the database, applies migrations, rebuilds counters. */
+  void start();
+
+  @Override
+  void close();
+
+  /** Cheap liveness check of the database, for readiness probes. */
+  boolean healthy();
+
+  List<QueueRecord> queuesList();
+
+  Optional<QueueRecord> queuesGet(String name);
+
+  /** Creates or replaces a queue's settings. */
+  void queuesPut(QueueRecord queue);
+
+  /** Deletes a queue and every message in it. Returns false when there was none. */
+  boolean queuesDelete(String name);
+
+  List<PublishResult> messagesPublish(PublishBatch batch);
+
+  List<Delivery> messagesClaim(ClaimRequest request);
+
+  /** One outcome per distinct lease id, in request order. */
+  List<LeaseOutcome> messagesSettle(SettleRequest request);
+
+  ReapResult leasesExpire(LeaseExpiryRequest request);
+
+  /** Marks ready or leased messages whose TTL passed as EXPIRED. Returns the count per queue. */
+  ReapResult messagesExpireTtl(Instant now, int limit);
+
+  /** Deletes EXPIRED messages whose expiry is at or before {@code before}. */
+  int messagesDeleteExpired(Instant before, int limit);
+
+  /** Forgets idempotency keys whose window ended at or before {@code now}. */
+  int idempotencyPrune(Instant now, int limit);
+
+  int messagesRedrive(RedriveRequest request);
+
+  /** Deletes every message of a queue. */
+  long messagesPurge(String queue);
+
+  boolean messagesDelete(String queue, String id);
+
+  Optional<Message> messagesGet(String queue, String id);
+
+  List<Message> messagesBrowse(BrowseRequest request);
+
+  QueueCounts queueCounts(String queue, Instant now);
+
+  /** Counts the dead messages in {@code deadLetterQueue} that came from {@code originalQueue}. */
+  long deadCount(String deadLetterQueue, String originalQueue);
+
+  /** The earliest visibleAt after {@code now} among the queue's ready messages. */
+  Optional<Instant> messagesNextVisible(String queue, Instant now);
+
+  /**
+   * Registers a listener told the name of a queue in which another writer (another node) made
+   * messages visible. Single-process backends never call it.
+   */
+  void onVisibleElsewhere(Consumer<String> listener);
+}
