@@ -1,0 +1,129 @@
+package dev.wharf.bench;
+
+import java.io.IOException;
+import java.util.List;
+import java.util.concurrent.Callable;
+import picocli.CommandLine;
+import picocli.CommandLine.Command;
+import picocli.CommandLine.Option;
+import picocli.CommandLine.Parameters;
+
+/** The benchmark harness: drives a running Wharf server over its native HTTP API on loopback. */
+@Command(
+    name = "bench",
+    mixinStandardHelpOptions = true,
+    description = {
+      "Measures a running Wharf server on 127.0.0.1 through its native API.",
+      "Scenarios: publish, publish-batch, consume, latency, idle-polls, all.",
+      "Each scenario uses a fresh queue bench-<scenario>-<random> and deletes it after."
+    })
+public final class Bench implements Callable<Integer> {
+  static final List<String> SCENARIOS =
+      List.of("publish", "publish-batch", "consume", "latency", "idle-polls", "all");
+
+  @Parameters(index = "0", defaultValue = "all", description = "scenario (default: all)")
+  String scenario;
+
+  @Option(names = "--port", defaultValue = "8080", description = "server port on 127.0.0.1")
+  int port;
+
+  @Option(names = "--token", description = "bearer token (admin) when the server needs one")
+  String token;
+
+  @Option(names = "--seconds", defaultValue = "10", description = "measured seconds per scenario")
+  double seconds;
+
+  @Option(names = "--warmup", defaultValue = "3", description = "warm-up seconds before measuring")
+  double warmup;
+
+  @Option(names = "--clients", defaultValue = "64", description = "concurrent clients")
+  int clients;
+
+  @Option(names = "--batch", defaultValue = "1",
+      description = "consume: messages per receive/ack (and per publish); `all` runs 1 and 100")
+  int batch;
+
+  @Option(names = "--publishers", defaultValue = "0", description = "consume: publishers (clients/2)")
+  int publishers;
+
+  @Option(names = "--consumers", defaultValue = "0", description = "consume: consumers (clients/2)")
+  int consumers;
+
+  @Option(names = "--rate", defaultValue = "0",
+      description = "latency: publishes per second (default: half the measured publish peak)")
+  double rate;
+
+  @Option(names = "--polls", defaultValue = "10000", description = "idle-polls: long-polls to hold")
+  int polls;
+
+  @Option(names = "--server-pid", defaultValue = "0",
+      description = "idle-polls: server pid for RSS (default: found from the port)")
+  long serverPid;
+
+  @Option(names = "--client", defaultValue = "socket",
+      description = "HTTP client: socket (minimal keep-alive client) or jdk (java.net.http)")
+  String client;
+
+  @Option(names = "--json", description = "also print one JSON line per scenario")
+  boolean json;
+
+  public static void main(String[] args) {
+    System.exit(new CommandLine(new Bench()).execute(args));
+  }
+
+  @Override
+  public Integer call() throws IOException {
+    if (!SCENARIOS.contains(scenario)) {
+      System.err.println("unknown scenario " + scenario + "; one of " + SCENARIOS);
+      return 2;
+    }
+    if (!client.equals("socket") && !client.equals("jdk")) {
+      System.err.println("--client is socket or jdk");
+      return 2;
+    }
+    if (seconds <= 0 || warmup < 0 || clients < 1 || batch < 1 || batch > 100 || polls < 1) {
+      System.err.println("--seconds > 0, --warmup >= 0, --clients >= 1, --batch 1..100,"
+          + " --polls >= 1");
+      return 2;
+    }
+    Target target = new Target(port, token, client.equals("jdk"));
+    if (!reachable(target)) {
+      System.err.println("no Wharf server answers GET /healthz on 127.0.0.1:" + port);
+      return 1;
+    }
+    Options o = new Options(seconds, warmup, clients, batch, publishers, consumers, rate, polls,
+        serverPid);
+    System.out.printf("wharf bench: 127.0.0.1:%d, %s client, %d cores on this machine%n", port,
+        client, Runtime.getRuntime().availableProcessors());
+    boolean all = scenario.equals("all");
+    double publishPeak = 0;
+    if (all || scenario.equals("publish")) {
+      Result r = PublishScenario.run(target, o, false);
+      publishPeak = ((Number) r.get("publish_msg_per_s")).doubleValue();
+      r.print(System.out, json);
+    }
+    if (all || scenario.equals("publish-batch")) {
+      PublishScenario.run(target, o, true).print(System.out, json);
+    }
+    if (all || scenario.equals("consume")) {
+      for (int b : all ? List.of(1, 100) : List.of(batch)) {
+        ConsumeScenario.run(target, o, b).print(System.out, json);
+      }
+    }
+    if (all || scenario.equals("latency")) {
+      LatencyScenario.run(target, o, publishPeak).print(System.out, json);
+    }
+    if (all || scenario.equals("idle-polls")) {
+      IdlePollsScenario.run(target, o).print(System.out, json);
+    }
+    return 0;
+  }
+
+  private static boolean reachable(Target target) {
+    try (HttpConn c = target.conn()) {
+      return c.send("GET", "/healthz", null).ok();
+    } catch (IOException e) {
+      return false;
+    }
+  }
+}

@@ -1,0 +1,99 @@
+package dev.wharf.bench;
+
+import com.fasterxml.jackson.databind.JsonNode;
+import java.io.IOException;
+import java.util.List;
+import java.util.concurrent.atomic.AtomicReference;
+
+/**
+ * {@code consume}: consumers receive batches of B and ack them while publishers keep publishing
+ * batches of B (single publishes when B is 1), so the figure is a steady state, not a drain.
+ */
+final class ConsumeScenario {
+  private ConsumeScenario() {}
+
+  static Result run(Target target, Options o, int batch) throws IOException {
+    String queue = target.createQueue("consume");
+    String messages = "/v1/queues/" + queue + "/messages";
+    String receive = "/v1/queues/" + queue + "/receive";
+    String ack = "/v1/queues/" + queue + "/ack";
+    byte[] publishBody = batch == 1 ? Payloads.publish(0) : Payloads.publishBatch(batch, 0);
+    byte[] receiveBody = Payloads.receive(batch, "1s");
+    int publishers = o.publishers() > 0 ? o.publishers() : Math.max(1, o.clients() / 2);
+    int consumers = o.consumers() > 0 ? o.consumers() : Math.max(1, o.clients() / 2);
+    try {
+      Phase phase = new Phase(o.warmup(), o.seconds());
+      AtomicReference<Tally> published = new AtomicReference<>();
+      Thread pubThread =
+          Thread.ofVirtual().start(() -> published.set(Tally.merge(Workers.tallies(
+              Workers.run(target, publishers, phase,
+                  () -> PublishScenario.publisher(phase, messages, publishBody, batch))))));
+      List<Consumer> cons =
+          Workers.run(target, consumers, phase,
+              () -> new Consumer(phase, receive, ack, receiveBody));
+      Workers.joinAll(List.of(pubThread));
+      Tally received = Tally.merge(Workers.tallies(cons));
+      Tally acked = Tally.merge(cons.stream().map(c -> c.acks).toList());
+      Result r = new Result("consume-batch-" + batch)
+          .put("batch", batch).put("publishers", publishers).put("consumers", consumers)
+          .put("seconds", o.seconds());
+      r.line(String.format("%d publishers, %d consumers, batch %d, %.0f s measured after %.0f s"
+          + " warm-up", publishers, consumers, batch, o.seconds(), o.warmup()));
+      r.rates("publish", published.get(), o.seconds());
+      r.rates("receive", received, o.seconds());
+      r.rates("ack", acked, o.seconds());
+      r.put("consumed_msg_per_s", Result.round(acked.messages / o.seconds()));
+      JsonNode stats = target.stats(queue);
+      if (stats != null) {
+        long backlog = stats.path("ready").asLong() + stats.path("leased").asLong();
+        r.put("backlog_at_end", backlog);
+        r.line("backlog at end: " + backlog + " messages");
+      }
+      return r;
+    } finally {
+      target.deleteQueue(queue);
+    }
+  }
+
+  /** Receives (long-polling up to 1 s) and acks what it got; the tally counts receives. */
+  private static final class Consumer extends Workers.Worker {
+    final Tally acks = new Tally();
+    private final Phase phase;
+    private final String receive;
+    private final String ack;
+    private final byte[] receiveBody;
+
+    Consumer(Phase phase, String receive, String ack, byte[] receiveBody) {
+      this.phase = phase;
+      this.receive = receive;
+      this.ack = ack;
+      this.receiveBody = receiveBody;
+    }
+
+    @Override
+    void once(HttpConn conn) throws IOException {
+      long started = System.nanoTime();
+      HttpConn.Response r = conn.send("POST", receive, receiveBody);
+      long ended = System.nanoTime();
+      if (!r.ok()) {
+        tally.error("http " + r.status());
+        return;
+      }
+      Received got = Received.parse(r.body());
+      if (got.size() == 0) {
+        return; // an empty long-poll says nothing about receive latency
+      }
+      if (phase.measuring(started)) {
+        tally.ok(started, ended, got.size());
+      }
+      long ackStarted = System.nanoTime();
+      HttpConn.Response a = conn.send("POST", ack, Payloads.ack(got.leaseIds()));
+      long ackEnded = System.nanoTime();
+      if (!a.ok()) {
+        acks.error("http " + a.status());
+      } else if (phase.measuring(ackStarted)) {
+        acks.ok(ackStarted, ackEnded, got.size());
+      }
+    }
+  }
+}

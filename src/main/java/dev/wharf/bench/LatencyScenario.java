@@ -1,0 +1,165 @@
+package dev.wharf.bench;
+
+import java.io.IOException;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.concurrent.LinkedBlockingQueue;
+import java.util.concurrent.TimeUnit;
+import java.util.concurrent.atomic.AtomicLong;
+import java.util.concurrent.locks.LockSupport;
+import org.HdrHistogram.Histogram;
+
+/**
+ * {@code latency}: publish-to-receive time. One consumer long-polls (wait 10 s, up to 100 at a
+ * time) while publishers publish at a fixed rate; every message carries the System.nanoTime taken
+ * just before its publish request, and the consumer subtracts it from the time it has the message.
+ * Acks go through a separate thread so they never delay the next poll.
+ */
+final class LatencyScenario {
+  private LatencyScenario() {}
+
+  /** @param peakHint single-publish peak msg/s measured earlier in this run, or 0 */
+  static Result run(Target target, Options o, double peakHint) throws IOException {
+    double peak = 0;
+    double rate = o.rate();
+    if (rate <= 0) {
+      peak = peakHint > 0 ? peakHint : probePeak(target, o);
+      rate = Math.max(1, peak / 2);
+    }
+    String queue = target.createQueue("latency");
+    String publishPath = "/v1/queues/" + queue + "/messages";
+    Phase phase = new Phase(o.warmup(), o.seconds());
+    Histogram endToEndUs = new Histogram(1, 120_000_000L, 3);
+    LinkedBlockingQueue<String> toAck = new LinkedBlockingQueue<>();
+    try {
+      Thread poller = Thread.ofVirtual().name("bench-poller").start(
+          () -> poll(target, queue, phase, endToEndUs, toAck));
+      Thread acker = Thread.ofVirtual().name("bench-acker").start(
+          () -> ack(target, queue, poller, toAck));
+      long startNs = System.nanoTime();
+      AtomicLong slots = new AtomicLong();
+      double interval = 1e9 / rate;
+      List<Workers.Worker> pubs =
+          Workers.run(target, o.clients(), phase, () -> new Workers.Worker() {
+            @Override
+            void once(HttpConn conn) throws IOException {
+              long due = startNs + (long) (slots.getAndIncrement() * interval);
+              for (long now = System.nanoTime(); now < due; now = System.nanoTime()) {
+                LockSupport.parkNanos(due - now);
+              }
+              if (!phase.running()) {
+                return;
+              }
+              long started = System.nanoTime();
+              HttpConn.Response r = conn.send("POST", publishPath, Payloads.publish(started));
+              long ended = System.nanoTime();
+              if (!r.ok()) {
+                tally.error("http " + r.status());
+              } else if (phase.measuring(started)) {
+                tally.ok(started, ended, 1);
+              }
+            }
+          });
+      wakePoller(target, publishPath, poller);
+      Workers.joinAll(List.of(poller, acker));
+      Tally published = Tally.merge(Workers.tallies(pubs));
+      Result r = new Result("latency").put("target_rate", Result.round(rate))
+          .put("publishers", o.clients()).put("seconds", o.seconds());
+      if (peak > 0) {
+        r.put("measured_peak", Result.round(peak));
+      }
+      r.line(String.format("target %.0f msg/s%s, %d publisher clients, one long-poller (max 100)",
+          rate, peak > 0 ? String.format(" (half the measured peak %.0f)", peak) : "",
+          o.clients()));
+      r.rates("publish", published, o.seconds());
+      r.put("received", endToEndUs.getTotalCount());
+      r.latency("e2e", endToEndUs);
+      r.line("e2e      " + Result.percentiles(endToEndUs) + "   (" + endToEndUs.getTotalCount()
+          + " messages)");
+      return r;
+    } finally {
+      target.deleteQueue(queue);
+    }
+  }
+
+  private static double probePeak(Target target, Options o) throws IOException {
+    String queue = target.createQueue("latency-probe");
+    try {
+      double seconds = 3;
+      Tally t = PublishScenario.measure(target, queue, o.clients(), 1, seconds, false);
+      return t.messages / seconds;
+    } finally {
+      target.deleteQueue(queue);
+    }
+  }
+
+  private static void poll(Target target, String queue, Phase phase, Histogram e2eUs,
+      LinkedBlockingQueue<String> toAck) {
+    String path = "/v1/queues/" + queue + "/receive";
+    byte[] body = Payloads.receive(100, "10s");
+    try (HttpConn conn = target.conn()) {
+      while (phase.running()) {
+        try {
+          HttpConn.Response r = conn.send("POST", path, body);
+          long now = System.nanoTime();
+          if (!r.ok()) {
+            System.err.println("latency poller: " + Target.describe(r));
+            Workers.pause(20);
+            continue;
+          }
+          Received got = Received.parse(r.body());
+          for (long sent : got.sentNs()) {
+            if (phase.measuring(sent)) {
+              e2eUs.recordValue(Math.max(1, Math.min((now - sent) / 1000, 120_000_000L)));
+            }
+          }
+          toAck.addAll(got.leaseIds());
+        } catch (IOException e) {
+          System.err.println("latency poller: " + e);
+          Workers.pause(20);
+        }
+      }
+    }
+  }
+
+  private static void ack(Target target, String queue, Thread poller,
+      LinkedBlockingQueue<String> toAck) {
+    String path = "/v1/queues/" + queue + "/ack";
+    try (HttpConn conn = target.conn()) {
+      List<String> batch = new ArrayList<>(100);
+      while (poller.isAlive() || !toAck.isEmpty()) {
+        String first = toAck.poll(100, TimeUnit.MILLISECONDS);
+        if (first == null) {
+          continue;
+        }
+        batch.add(first);
+        toAck.drainTo(batch, 99);
+        try {
+          HttpConn.Response r = conn.send("POST", path, Payloads.ack(batch));
+          if (!r.ok()) {
+            System.err.println("latency acker: " + Target.describe(r));
+          }
+        } catch (IOException e) {
+          System.err.println("latency acker: " + e);
+        }
+        batch.clear();
+      }
+    } catch (InterruptedException e) {
+      Thread.currentThread().interrupt();
+    }
+  }
+
+  /** The poller may be parked in a 10 s wait; one more (unmeasured) message ends it at once. */
+  private static void wakePoller(Target target, String publishPath, Thread poller) {
+    try (HttpConn conn = target.conn()) {
+      for (int i = 0; i < 3 && poller.isAlive(); i++) {
+        conn.send("POST", publishPath, Payloads.publish(0));
+        poller.join(2000);
+      }
+    } catch (IOException e) {
+      System.err.println("latency: could not wake the poller: " + e);
+    } catch (InterruptedException e) {
+      Thread.currentThread().interrupt();
+    }
+  }
+}

@@ -1,0 +1,68 @@
+package dev.wharf.bench;
+
+import java.io.IOException;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.function.Supplier;
+
+/** Runs N client workers on virtual threads, each with its own connection, until a phase ends. */
+final class Workers {
+  private Workers() {}
+
+  /** One client: {@link #once} is one iteration of its loop, recording into its own tallies. */
+  abstract static class Worker {
+    final Tally tally = new Tally();
+
+    abstract void once(HttpConn conn) throws IOException;
+  }
+
+  /** Starts the workers, waits for the phase to end and for every worker to finish. */
+  static <W extends Worker> List<W> run(Target target, int n, Phase phase, Supplier<W> factory) {
+    List<W> workers = new ArrayList<>(n);
+    List<Thread> threads = new ArrayList<>(n);
+    for (int i = 0; i < n; i++) {
+      W w = factory.get();
+      workers.add(w);
+      threads.add(Thread.ofVirtual().name("bench-client-" + i).start(() -> loop(target, phase, w)));
+    }
+    joinAll(threads);
+    return workers;
+  }
+
+  static List<Tally> tallies(List<? extends Worker> workers) {
+    return workers.stream().map(w -> w.tally).toList();
+  }
+
+  static void joinAll(List<Thread> threads) {
+    for (Thread t : threads) {
+      try {
+        t.join();
+      } catch (InterruptedException e) {
+        Thread.currentThread().interrupt();
+        return;
+      }
+    }
+  }
+
+  private static void loop(Target target, Phase phase, Worker w) {
+    try (HttpConn conn = target.conn()) {
+      while (phase.running()) {
+        try {
+          w.once(conn);
+        } catch (IOException e) {
+          w.tally.error("io " + e.getClass().getSimpleName());
+          // A refused or reset connection fails fast; do not spin on it.
+          pause(20);
+        }
+      }
+    }
+  }
+
+  static void pause(long ms) {
+    try {
+      Thread.sleep(ms);
+    } catch (InterruptedException e) {
+      Thread.currentThread().interrupt();
+    }
+  }
+}
