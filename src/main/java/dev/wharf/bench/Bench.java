@@ -91,32 +91,50 @@ public final class Bench implements Callable<Integer> {
       System.err.println("no Wharf server answers GET /healthz on 127.0.0.1:" + port);
       return 1;
     }
+    long pid = serverPid > 0 ? serverPid : ServerProcess.pidListeningOn(port);
     Options o = new Options(seconds, warmup, clients, batch, publishers, consumers, rate, polls,
-        serverPid);
-    System.out.printf("wharf bench: 127.0.0.1:%d, %s client, %d cores on this machine%n", port,
-        client, Runtime.getRuntime().availableProcessors());
+        pid);
+    System.out.printf("wharf bench: 127.0.0.1:%d (server pid %s), %s client, %d cores%n", port,
+        pid > 0 ? pid : "unknown", client, Runtime.getRuntime().availableProcessors());
     boolean all = scenario.equals("all");
     double publishPeak = 0;
     if (all || scenario.equals("publish")) {
-      Result r = PublishScenario.run(target, o, false);
+      Result r = measured(pid, () -> PublishScenario.run(target, o, false));
       publishPeak = ((Number) r.get("publish_msg_per_s")).doubleValue();
-      r.print(System.out, json);
+      emit(r);
     }
     if (all || scenario.equals("publish-batch")) {
-      PublishScenario.run(target, o, true).print(System.out, json);
+      emit(measured(pid, () -> PublishScenario.run(target, o, true)));
     }
     if (all || scenario.equals("consume")) {
       for (int b : all ? List.of(1, 100) : List.of(batch)) {
-        ConsumeScenario.run(target, o, b).print(System.out, json);
+        emit(measured(pid, () -> ConsumeScenario.run(target, o, b)));
       }
     }
     if (all || scenario.equals("latency")) {
-      LatencyScenario.run(target, o, publishPeak).print(System.out, json);
+      double peak = publishPeak;
+      emit(measured(pid, () -> LatencyScenario.run(target, o, peak)));
     }
     if (all || scenario.equals("idle-polls")) {
-      IdlePollsScenario.run(target, o).print(System.out, json);
+      emit(measured(pid, () -> IdlePollsScenario.run(target, o)));
     }
     return 0;
+  }
+
+  private interface Scenario {
+    Result run() throws IOException;
+  }
+
+  private static Result measured(long pid, Scenario s) throws IOException {
+    CpuMeter cpu = new CpuMeter(pid);
+    Result r = s.run();
+    cpu.report(r);
+    return r;
+  }
+
+  private void emit(Result r) {
+    r.put("client", client);
+    r.print(System.out, json);
   }
 
   private static boolean reachable(Target target) {

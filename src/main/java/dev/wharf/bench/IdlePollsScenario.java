@@ -21,7 +21,7 @@ final class IdlePollsScenario {
   private IdlePollsScenario() {}
 
   static Result run(Target target, Options o) throws IOException {
-    long pid = o.serverPid() > 0 ? o.serverPid() : ServerProcess.pidListeningOn(target.port());
+    long pid = o.serverPid();
     if (pid <= 0) {
       System.err.println("idle-polls: server pid not found from port " + target.port()
           + "; give --server-pid to report its memory");
