@@ -80,14 +80,32 @@ public final class SqliteStore implements Store {
     }
   }
 
+  /**
+   * Counts every queue's messages by state from the partial indexes (covering where it matters),
+   * so a restart over a million messages does not read their payloads.
+   */
   private void rebuildCounters(Connection c) throws SQLException {
     counters.clear();
-    try (Statement s = c.createStatement();
-        ResultSet rs =
-            s.executeQuery(
-                "SELECT queue, state, original_queue, count(*) FROM messages GROUP BY 1, 2, 3")) {
-      while (rs.next()) {
-        counters.add(rs.getString(1), rs.getInt(2), rs.getString(3), rs.getLong(4));
+    try (Statement s = c.createStatement()) {
+      String[] byState = {
+        "SELECT queue, 0, count(*) FROM messages INDEXED BY m_ready WHERE state = 0 GROUP BY 1",
+        "SELECT queue, 1, count(*) FROM messages INDEXED BY m_leased WHERE state = 1 GROUP BY 1",
+        "SELECT queue, 2, count(*) FROM messages INDEXED BY m_expired WHERE state = 2 GROUP BY 1"
+      };
+      for (String sql : byState) {
+        try (ResultSet rs = s.executeQuery(sql)) {
+          while (rs.next()) {
+            counters.addState(rs.getString(1), rs.getInt(2), rs.getLong(3));
+          }
+        }
+      }
+      try (ResultSet rs =
+          s.executeQuery(
+              "SELECT queue, original_queue, count(*) FROM messages INDEXED BY m_dead"
+                  + " WHERE original_queue IS NOT NULL GROUP BY 1, 2")) {
+        while (rs.next()) {
+          counters.addDead(rs.getString(1), rs.getString(2), rs.getLong(3));
+        }
       }
     }
   }
