@@ -4,9 +4,15 @@ import static org.assertj.core.api.Assertions.assertThat;
 
 import com.fasterxml.jackson.databind.JsonNode;
 import dev.wharf.http.Api.Reply;
+import java.io.BufferedReader;
+import java.io.InputStreamReader;
+import java.net.Socket;
 import java.net.http.HttpResponse;
 import java.net.http.HttpResponse.BodyHandlers;
+import java.nio.charset.StandardCharsets;
+import java.nio.file.Files;
 import java.nio.file.Path;
+import java.time.Duration;
 import java.util.Iterator;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.TimeUnit;
@@ -101,6 +107,32 @@ class LongPollAndStreamTest {
     Reply bad = api.get("/v1/queues/w/stream?max=0");
     assertThat(bad.status()).isEqualTo(400);
     assertThat(bad.code()).isEqualTo("invalid_param");
+  }
+
+  @Test
+  void aMessageThatCouldNotBeWrittenToAGoneStreamIsReleasedAtOnce() throws Exception {
+    server.close();
+    server = new TestServer(Files.createDirectories(dir.resolve("long")), null, false, "127.0.0.1", Duration.ofSeconds(25));
+    api = server.api;
+    api.put("/v1/queues/w", "{}");
+    try (Socket socket = new Socket("127.0.0.1", server.http.port())) {
+      socket.setSoTimeout(10_000);
+      socket.getOutputStream().write(
+          ("GET /v1/queues/w/stream?max=1&visibility_timeout=1m HTTP/1.1\r\nHost: t\r\n\r\n")
+              .getBytes(StandardCharsets.US_ASCII));
+      BufferedReader in =
+          new BufferedReader(new InputStreamReader(socket.getInputStream(), StandardCharsets.UTF_8));
+      // The opening keepalive: the stream is now parked waiting for a message.
+      for (int i = 0; i < 20 && !": keepalive".equals(in.readLine()); i++) {}
+      // Reset, not a polite close: the next write on the server side fails at once.
+      socket.setSoLinger(true, 0);
+    }
+    String id = api.post("/v1/queues/w/messages", "{\"body\": 1}").json().get("id").asText();
+    // The clock never moves: only a release (not lease expiry) can make it receivable again.
+    Reply got = api.post("/v1/queues/w/receive", "{\"wait\": \"10s\"}");
+    assertThat(got.json().get("messages")).hasSize(1);
+    assertThat(got.json().at("/messages/0/id").asText()).isEqualTo(id);
+    assertThat(got.json().at("/messages/0/attempt").asInt()).isEqualTo(1);
   }
 
   /** The next line, failing the test instead of hanging when none comes within a bound. */

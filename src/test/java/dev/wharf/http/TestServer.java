@@ -30,6 +30,10 @@ final class TestServer implements AutoCloseable {
   }
 
   TestServer(Path dir, String adminToken, boolean requireTokens, String host) {
+    this(dir, adminToken, requireTokens, host, Duration.ofSeconds(1));
+  }
+
+  TestServer(Path dir, String adminToken, boolean requireTokens, String host, Duration keepalive) {
     store = new SqliteStore(dir.resolve("wharf.db"));
     store.start();
     broker = new Broker(failable(store), clock, BrokerOptions.defaults(), registry);
@@ -38,7 +42,7 @@ final class TestServer implements AutoCloseable {
         WharfHttp.start(
             broker,
             registry,
-            new HttpSettings(host, 0, MAX_BODY, adminToken, requireTokens, Duration.ofSeconds(1)));
+            new HttpSettings(host, 0, MAX_BODY, adminToken, requireTokens, keepalive));
     api = new Api("127.0.0.1", http.port());
   }
 
