@@ -4,8 +4,8 @@ import dev.wharf.core.Broker;
 import io.helidon.http.HeaderNames;
 import io.helidon.http.Method;
 import io.helidon.webserver.http.Handler;
-import io.helidon.webserver.http.HttpRouting;
 import io.helidon.webserver.http.HttpRules;
+import io.helidon.webserver.http.HttpService;
 import io.helidon.webserver.http.ServerRequest;
 import io.helidon.webserver.http.ServerResponse;
 import java.util.LinkedHashMap;
@@ -61,8 +61,15 @@ public final class Endpoints {
         });
   }
 
-  /** Call once every service is registered: 405 on known paths, then JSON 404 for the rest. */
-  public void fallbacks(HttpRouting.Builder routing) {
+  /**
+   * 405 on known paths, then JSON 404 for the rest. Register it after every other service: Helidon
+   * builds services' routes in registration order, so by then every template is known.
+   */
+  public HttpService fallbacks() {
+    return this::fallbackRoutes;
+  }
+
+  private void fallbackRoutes(HttpRules routing) {
     methodsByTemplate.forEach(
         (template, methods) -> {
           String allow = methods.toString();

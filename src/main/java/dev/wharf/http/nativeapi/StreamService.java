@@ -29,7 +29,7 @@ public final class StreamService implements HttpService {
   private static final Logger LOG = Logger.getLogger(StreamService.class.getName());
   /** The longest park the core allows by default; a quieter stream gets keepalives more often. */
   private static final Duration LONGEST_WAIT = Duration.ofSeconds(30);
-  private static final SseEvent KEEPALIVE = SseEvent.builder().comment("keepalive").build();
+  private static final SseEvent KEEPALIVE = SseEvent.builder().comment(" keepalive").build();
 
   private final Broker broker;
   private final Endpoints endpoints;
