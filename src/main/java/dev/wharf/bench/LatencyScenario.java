@@ -30,10 +30,12 @@ final class LatencyScenario {
     String publishPath = "/v1/queues/" + queue + "/messages";
     Phase phase = new Phase(o.warmup(), o.seconds());
     Histogram endToEndUs = new Histogram(1, 120_000_000L, 3);
+    // Messages per answered poll: 1 means the poller keeps up message by message.
+    Histogram perPoll = new Histogram(1, 1000, 2);
     LinkedBlockingQueue<String> toAck = new LinkedBlockingQueue<>();
     try {
       Thread poller = Thread.ofVirtual().name("bench-poller").start(
-          () -> poll(target, queue, phase, endToEndUs, toAck));
+          () -> poll(target, queue, phase, endToEndUs, perPoll, toAck));
       Thread acker = Thread.ofVirtual().name("bench-acker").start(
           () -> ack(target, queue, poller, toAck));
       long startNs = System.nanoTime();
@@ -76,6 +78,10 @@ final class LatencyScenario {
       r.latency("e2e", endToEndUs);
       r.line("e2e      " + Result.percentiles(endToEndUs) + "   (" + endToEndUs.getTotalCount()
           + " messages)");
+      r.put("polls", perPoll.getTotalCount()).put("messages_per_poll_mean",
+          Result.round(perPoll.getMean()));
+      r.line(String.format("poller: %d answered polls, %.1f messages per poll on average",
+          perPoll.getTotalCount(), perPoll.getMean()));
       return r;
     } finally {
       target.deleteQueue(queue);
@@ -94,7 +100,7 @@ final class LatencyScenario {
   }
 
   private static void poll(Target target, String queue, Phase phase, Histogram e2eUs,
-      LinkedBlockingQueue<String> toAck) {
+      Histogram perPoll, LinkedBlockingQueue<String> toAck) {
     String path = "/v1/queues/" + queue + "/receive";
     byte[] body = Payloads.receive(100, "10s");
     try (HttpConn conn = target.conn()) {
@@ -108,6 +114,9 @@ final class LatencyScenario {
             continue;
           }
           Received got = Received.parse(r.body());
+          if (got.size() > 0) {
+            perPoll.recordValue(got.size());
+          }
           for (long sent : got.sentNs()) {
             if (phase.measuring(sent)) {
               e2eUs.recordValue(Math.max(1, Math.min((now - sent) / 1000, 120_000_000L)));
