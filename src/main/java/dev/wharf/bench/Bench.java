@@ -67,6 +67,12 @@ public final class Bench implements Callable<Integer> {
   @Option(names = "--json", description = "also print one JSON line per scenario")
   boolean json;
 
+  @Option(names = "--repeat", defaultValue = "1",
+      description = "run the scenarios this many times, then print the median of each figure")
+  int repeat;
+
+  private final Medians medians = new Medians();
+
   public static void main(String[] args) {
     System.exit(new CommandLine(new Bench()).execute(args));
   }
@@ -81,9 +87,10 @@ public final class Bench implements Callable<Integer> {
       System.err.println("--client is socket or jdk");
       return 2;
     }
-    if (seconds <= 0 || warmup < 0 || clients < 1 || batch < 1 || batch > 100 || polls < 1) {
+    if (seconds <= 0 || warmup < 0 || clients < 1 || batch < 1 || batch > 100 || polls < 1
+        || repeat < 1) {
       System.err.println("--seconds > 0, --warmup >= 0, --clients >= 1, --batch 1..100,"
-          + " --polls >= 1");
+          + " --polls >= 1, --repeat >= 1");
       return 2;
     }
     Target target = new Target(port, token, client.equals("jdk"));
@@ -96,6 +103,21 @@ public final class Bench implements Callable<Integer> {
         pid);
     System.out.printf("wharf bench: 127.0.0.1:%d (server pid %s), %s client, %d cores%n", port,
         pid > 0 ? pid : "unknown", client, Runtime.getRuntime().availableProcessors());
+    for (int i = 1; i <= repeat; i++) {
+      if (repeat > 1) {
+        System.out.printf("-- run %d of %d%n", i, repeat);
+      }
+      runOnce(target, o, pid);
+    }
+    if (repeat > 1) {
+      for (Result m : medians.medians()) {
+        m.print(System.out, json);
+      }
+    }
+    return 0;
+  }
+
+  private void runOnce(Target target, Options o, long pid) throws IOException {
     boolean all = scenario.equals("all");
     double publishPeak = 0;
     if (all || scenario.equals("publish")) {
@@ -118,7 +140,6 @@ public final class Bench implements Callable<Integer> {
     if (all || scenario.equals("idle-polls")) {
       emit(measured(pid, () -> IdlePollsScenario.run(target, o)));
     }
-    return 0;
   }
 
   private interface Scenario {
@@ -135,6 +156,7 @@ public final class Bench implements Callable<Integer> {
   private void emit(Result r) {
     r.put("client", client);
     r.print(System.out, json);
+    medians.add(r);
   }
 
   private static boolean reachable(Target target) {

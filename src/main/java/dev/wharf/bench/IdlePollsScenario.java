@@ -82,6 +82,7 @@ final class IdlePollsScenario {
         Workers.pause(250);
       }
       int heldAtEnd = sent.get() - answered.get() - failed.get();
+      long serverSockets = ServerProcess.socketCount(pid);
       ending.set(1);
       conns.forEach(MiniHttp::close);
       Workers.joinAll(threads);
@@ -91,6 +92,10 @@ final class IdlePollsScenario {
           .put("open_seconds", Result.round(openSeconds)).put("answers", answers);
       r.line(String.format("%d long-polls asked, %d sent in %.1f s, %d held at once (%d at the"
           + " end), answered early: %s", n, sent.get(), openSeconds, maxHeld, heldAtEnd, answers));
+      if (serverSockets >= 0) {
+        r.put("server_sockets_at_end", serverSockets);
+        r.line("server has " + serverSockets + " sockets open at the end of the hold");
+      }
       if (rssBefore > 0 && maxRss > 0) {
         double perPollKb = maxHeld > 0 ? (maxRss - rssBefore) / (double) maxHeld : 0;
         r.put("server_pid", pid).put("rss_before_mb", Result.round(rssBefore / 1024.0))

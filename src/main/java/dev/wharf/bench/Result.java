@@ -4,6 +4,7 @@ import com.fasterxml.jackson.core.JsonProcessingException;
 import com.fasterxml.jackson.databind.ObjectMapper;
 import java.io.PrintStream;
 import java.util.LinkedHashMap;
+import java.util.List;
 import java.util.Map;
 import org.HdrHistogram.Histogram;
 
@@ -25,6 +26,10 @@ final class Result {
 
   Object get(String key) {
     return fields.get(key);
+  }
+
+  List<String> keys() {
+    return List.copyOf(fields.keySet());
   }
 
   /** Adds a line of readable output. */

@@ -55,6 +55,25 @@ final class ServerProcess {
     return -1;
   }
 
+  /** Open sockets of {@code pid} (accepted connections among them), or -1. */
+  static long socketCount(long pid) {
+    if (pid <= 0) {
+      return -1;
+    }
+    long n = 0;
+    try (DirectoryStream<Path> fds = Files.newDirectoryStream(Path.of("/proc", Long.toString(pid), "fd"))) {
+      for (Path fd : fds) {
+        String link = readLink(fd);
+        if (link != null && link.startsWith("socket:")) {
+          n++;
+        }
+      }
+    } catch (IOException | SecurityException e) {
+      return -1;
+    }
+    return n;
+  }
+
   private static String listeningInode(int port) {
     String hexPort = String.format(Locale.ROOT, "%04X", port);
     for (String table : List.of("/proc/net/tcp", "/proc/net/tcp6")) {
