@@ -16,6 +16,7 @@ import org.HdrHistogram.Histogram;
  * Acks go through a separate thread so they never delay the next poll.
  */
 final class LatencyScenario {
+  private static final long TAIL_NS = 5_000_000_000L;
   private LatencyScenario() {}
 
   /** @param peakHint single-publish peak msg/s measured earlier in this run, or 0 */
@@ -33,9 +34,11 @@ final class LatencyScenario {
     // Messages per answered poll: 1 means the poller keeps up message by message.
     Histogram perPoll = new Histogram(1, 1000, 2);
     LinkedBlockingQueue<String> toAck = new LinkedBlockingQueue<>();
+    // Publishes of the measured window that succeeded: the poller keeps going until it has them.
+    AtomicLong measuredPublished = new AtomicLong();
     try {
       Thread poller = Thread.ofVirtual().name("bench-poller").start(
-          () -> poll(target, queue, phase, endToEndUs, perPoll, toAck));
+          () -> poll(target, queue, phase, measuredPublished, endToEndUs, perPoll, toAck));
       Thread acker = Thread.ofVirtual().name("bench-acker").start(
           () -> ack(target, queue, poller, toAck));
       long startNs = System.nanoTime();
@@ -59,6 +62,7 @@ final class LatencyScenario {
                 tally.error("http " + r.status());
               } else if (phase.measuring(started)) {
                 tally.ok(started, ended, 1);
+                measuredPublished.incrementAndGet();
               }
             }
           });
@@ -75,6 +79,10 @@ final class LatencyScenario {
           o.clients()));
       r.rates("publish", published, o.seconds());
       r.put("received", endToEndUs.getTotalCount());
+      if (endToEndUs.getTotalCount() < measuredPublished.get()) {
+        r.line("warning: " + (measuredPublished.get() - endToEndUs.getTotalCount())
+            + " messages of the measured window did not arrive within 5 s of its end");
+      }
       r.latency("e2e", endToEndUs);
       r.line("e2e      " + Result.percentiles(endToEndUs) + "   (" + endToEndUs.getTotalCount()
           + " messages)");
@@ -99,12 +107,18 @@ final class LatencyScenario {
     }
   }
 
-  private static void poll(Target target, String queue, Phase phase, Histogram e2eUs,
-      Histogram perPoll, LinkedBlockingQueue<String> toAck) {
+  /**
+   * Polls until the measured window is over and every message published in it has arrived (or
+   * {@link #TAIL_NS} more have passed), so the slowest messages are not left out.
+   */
+  private static void poll(Target target, String queue, Phase phase, AtomicLong published,
+      Histogram e2eUs, Histogram perPoll, LinkedBlockingQueue<String> toAck) {
     String path = "/v1/queues/" + queue + "/receive";
     byte[] body = Payloads.receive(100, "10s");
     try (HttpConn conn = target.conn()) {
-      while (phase.running()) {
+      while (phase.running()
+          || (e2eUs.getTotalCount() < published.get()
+              && System.nanoTime() - phase.stopAtNs() < TAIL_NS)) {
         try {
           HttpConn.Response r = conn.send("POST", path, body);
           long now = System.nanoTime();
@@ -161,9 +175,10 @@ final class LatencyScenario {
   /** The poller may be parked in a 10 s wait; one more (unmeasured) message ends it at once. */
   private static void wakePoller(Target target, String publishPath, Thread poller) {
     try (HttpConn conn = target.conn()) {
-      for (int i = 0; i < 3 && poller.isAlive(); i++) {
+      // Bounded: the poller gives up by itself TAIL_NS after the window.
+      for (int i = 0; i < 10 && poller.isAlive(); i++) {
         conn.send("POST", publishPath, Payloads.publish(0));
-        poller.join(2000);
+        poller.join(1000);
       }
     } catch (IOException e) {
       System.err.println("latency: could not wake the poller: " + e);
