@@ -34,7 +34,11 @@ wharf_jar() {
   if [[ -z "$WHARF_JAR" ]]; then
     echo "building the shaded jar ..." >&2
     (cd "$root" && JAVA_HOME="$WHARF_JAVA_HOME" mvn -q -B -DskipTests package)
-    WHARF_JAR="$(ls -t "$root"/target/wharf-all.jar "$root"/target/wharf-*-all.jar 2>/dev/null | head -1)"
+    WHARF_JAR="$(ls -t "$root"/target/wharf-all.jar "$root"/target/wharf-*-all.jar 2>/dev/null | head -1 || true)"
+    if [[ -z "$WHARF_JAR" ]]; then
+      echo "no shaded jar in $root/target after the build" >&2
+      exit 1
+    fi
   fi
   export WHARF_JAR
 }

@@ -12,6 +12,7 @@ import picocli.CommandLine.Parameters;
 @Command(
     name = "bench",
     mixinStandardHelpOptions = true,
+    showDefaultValues = true,
     description = {
       "Measures a running Wharf server on 127.0.0.1 through its native API.",
       "Scenarios: publish, publish-batch, consume, latency, idle-polls, all.",
@@ -21,7 +22,8 @@ public final class Bench implements Callable<Integer> {
   static final List<String> SCENARIOS =
       List.of("publish", "publish-batch", "consume", "latency", "idle-polls", "all");
 
-  @Parameters(index = "0", defaultValue = "all", description = "scenario (default: all)")
+  @Parameters(index = "0", arity = "0..1", defaultValue = "all", paramLabel = "SCENARIO",
+      description = "publish, publish-batch, consume, latency, idle-polls or all")
   String scenario;
 
   @Option(names = "--port", defaultValue = "8080", description = "server port on 127.0.0.1")
@@ -43,10 +45,10 @@ public final class Bench implements Callable<Integer> {
       description = "consume: messages per receive/ack (and per publish); `all` runs 1 and 100")
   int batch;
 
-  @Option(names = "--publishers", defaultValue = "0", description = "consume: publishers (clients/2)")
+  @Option(names = "--publishers", defaultValue = "0", description = "consume: publishers (0 = clients/2)")
   int publishers;
 
-  @Option(names = "--consumers", defaultValue = "0", description = "consume: consumers (clients/2)")
+  @Option(names = "--consumers", defaultValue = "0", description = "consume: consumers (0 = clients/2)")
   int consumers;
 
   @Option(names = "--rate", defaultValue = "0",
