@@ -145,7 +145,9 @@ public final class MiniHttp implements HttpConn {
       }
     }
     byte[] body;
-    if (chunked) {
+    if (status == 204 || status == 304 || status < 200) {
+      body = new byte[0]; // never has a body, whatever the headers say
+    } else if (chunked) {
       body = readChunked();
     } else if (contentLength >= 0) {
       body = readExactly((int) contentLength);

@@ -2,9 +2,11 @@ package dev.wharf.bench;
 
 import com.fasterxml.jackson.core.JsonFactory;
 import com.fasterxml.jackson.core.JsonParser;
+import com.fasterxml.jackson.core.JsonStreamContext;
 import com.fasterxml.jackson.core.JsonToken;
 import java.io.IOException;
 import java.util.ArrayList;
+import java.util.Arrays;
 import java.util.List;
 
 /**
@@ -29,18 +31,29 @@ record Received(List<String> leaseIds, long[] sentNs) {
           continue;
         }
         String name = p.currentName();
-        if (name.equals("lease_id")) {
+        JsonStreamContext ctx = p.getParsingContext();
+        if (name.equals("lease_id") && isMessage(ctx)) {
           p.nextToken();
           leases.add(p.getText());
-        } else if (name.equals("sent_ns")) {
+        } else if (name.equals("sent_ns") && isMessage(ctx.getParent())
+            && "body".equals(ctx.getParent().getCurrentName())) {
           p.nextToken();
           if (nSent == sent.length) {
-            sent = java.util.Arrays.copyOf(sent, nSent * 2);
+            sent = Arrays.copyOf(sent, nSent * 2);
           }
           sent[nSent++] = p.getLongValue();
         }
       }
     }
-    return new Received(leases, java.util.Arrays.copyOf(sent, nSent));
+    return new Received(leases, Arrays.copyOf(sent, nSent));
+  }
+
+  /** True for the context of an object in the top-level {@code messages} array. */
+  private static boolean isMessage(JsonStreamContext ctx) {
+    JsonStreamContext array = ctx == null ? null : ctx.getParent();
+    JsonStreamContext root = array == null ? null : array.getParent();
+    return ctx.inObject() && array != null && array.inArray() && root != null
+        && root.inObject() && "messages".equals(root.getCurrentName())
+        && root.getParent() != null && root.getParent().inRoot();
   }
 }
