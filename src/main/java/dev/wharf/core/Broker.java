@@ -55,10 +55,15 @@ public final class Broker implements AutoCloseable {
 
   /** Loads queues and starts the reapers and cross-node wake-ups. The store must be started. */
   public void start() {
+    startWithoutReapers();
+    reapers.start(timers);
+  }
+
+  /** Starts everything but the background reapers: tests drive them with the clock they move. */
+  public void startWithoutReapers() {
     queues.load();
     queues.names().forEach(this::watch);
     store.onVisibleElsewhere(q -> waiters.wake(q, BrokerOptions.MAX_RECEIVE_BATCH));
-    reapers.start(timers);
   }
 
   @Override

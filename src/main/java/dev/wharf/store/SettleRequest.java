@@ -10,7 +10,8 @@ import java.util.List;
  * @param leaseUntil for EXTEND: the new end of the lease (never moved earlier)
  * @param policy for RETRY and DEAD: where dead messages go
  * @param reason for DEAD (and RETRY that ends dead): the dead reason
- * @param permissive accept a stale lease while the message still exists (Cloudflare semantics)
+ * @param permissive accept a stale lease while the message still exists, and an ack of a message
+ *     already gone (Cloudflare semantics)
  */
 public record SettleRequest(
     String queue,

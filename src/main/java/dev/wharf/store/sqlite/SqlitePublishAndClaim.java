@@ -1,0 +1,179 @@
+package dev.wharf.store.sqlite;
+
+import dev.wharf.store.ClaimRequest;
+import dev.wharf.store.Delivery;
+import dev.wharf.store.LeaseIds;
+import dev.wharf.store.Message;
+import dev.wharf.store.MessageState;
+import dev.wharf.store.NewMessage;
+import dev.wharf.store.PublishBatch;
+import dev.wharf.store.PublishResult;
+import dev.wharf.store.sqlite.GroupCommitWriter.Tx;
+import java.sql.PreparedStatement;
+import java.sql.ResultSet;
+import java.sql.SQLException;
+import java.sql.Types;
+import java.time.Instant;
+import java.util.ArrayList;
+import java.util.List;
+
+/** The SQL of publishing (with idempotency keys and key upserts) and of claiming leases. */
+final class SqlitePublishAndClaim {
+  private static final int READY = MessageState.READY.code();
+  private static final int LEASED = MessageState.LEASED.code();
+
+  private SqlitePublishAndClaim() {}
+
+  static List<PublishResult> publish(Tx tx, PublishBatch b) throws SQLException {
+    List<PublishResult> out = new ArrayList<>(b.messages().size());
+    long now = b.now().toEpochMilli();
+    for (NewMessage m : b.messages()) {
+      if (m.idempotencyKey() != null) {
+        String first = idempotentFirst(tx, b.queue(), m.idempotencyKey(), now);
+        if (first != null) {
+          out.add(new PublishResult(first, true, false));
+          continue;
+        }
+      }
+      PublishResult r = m.key() != null ? replaceByKey(tx, b.queue(), m) : null;
+      if (r == null) {
+        insert(tx, b.queue(), m, now);
+        r = new PublishResult(m.id(), false, false);
+      }
+      if (m.idempotencyKey() != null) {
+        PreparedStatement ps =
+            tx.prepare(
+                "INSERT OR REPLACE INTO idempotency(queue, ikey, message_id, expires_at)"
+                    + " VALUES (?, ?, ?, ?)");
+        ps.setString(1, b.queue());
+        ps.setString(2, m.idempotencyKey());
+        ps.setString(3, r.id());
+        ps.setLong(4, b.idempotencyUntil().toEpochMilli());
+        ps.executeUpdate();
+      }
+      out.add(r);
+    }
+    return out;
+  }
+
+  private static String idempotentFirst(Tx tx, String queue, String key, long now)
+      throws SQLException {
+    PreparedStatement ps =
+        tx.prepare(
+            "SELECT message_id FROM idempotency WHERE queue = ? AND ikey = ? AND expires_at > ?");
+    ps.setString(1, queue);
+    ps.setString(2, key);
+    ps.setLong(3, now);
+    try (ResultSet rs = ps.executeQuery()) {
+      return rs.next() ? rs.getString(1) : null;
+    }
+  }
+
+  private static PublishResult replaceByKey(Tx tx, String queue, NewMessage m)
+      throws SQLException {
+    PreparedStatement find =
+        tx.prepare(
+            "SELECT seq, id FROM messages WHERE queue = ? AND msg_key = ? AND state = 0"
+                + " ORDER BY seq DESC LIMIT 1");
+    find.setString(1, queue);
+    find.setString(2, m.key());
+    long seq;
+    String id;
+    try (ResultSet rs = find.executeQuery()) {
+      if (!rs.next()) {
+        return null;
+      }
+      seq = rs.getLong(1);
+      id = rs.getString(2);
+    }
+    PreparedStatement upd =
+        tx.prepare(
+            "UPDATE messages SET content_type = ?, payload = ?, headers = ?, metadata = ?"
+                + " WHERE seq = ? AND state = 0");
+    upd.setInt(1, Rows.contentType(m.contentType()));
+    upd.setBytes(2, m.payload());
+    upd.setString(3, Rows.headers(m.headers()));
+    upd.setString(4, m.metadata());
+    upd.setLong(5, seq);
+    if (upd.executeUpdate() != 1) {
+      throw new SQLException("key upsert lost its row " + seq);
+    }
+    return new PublishResult(id, false, true);
+  }
+
+  private static void insert(Tx tx, String queue, NewMessage m, long now) throws SQLException {
+    PreparedStatement ps =
+        tx.prepare(
+            "INSERT INTO messages(id, queue, state, content_type, payload, headers, metadata,"
+                + " attempt, published_at, visible_at, expires_at, msg_key)"
+                + " VALUES (?, ?, 0, ?, ?, ?, ?, 0, ?, ?, ?, ?)");
+    ps.setString(1, m.id());
+    ps.setString(2, queue);
+    ps.setInt(3, Rows.contentType(m.contentType()));
+    ps.setBytes(4, m.payload());
+    ps.setString(5, Rows.headers(m.headers()));
+    ps.setString(6, m.metadata());
+    ps.setLong(7, now);
+    ps.setLong(8, m.visibleAt().toEpochMilli());
+    setNullableLong(ps, 9, Rows.millis(m.expiresAt()));
+    ps.setString(10, m.key());
+    ps.executeUpdate();
+    tx.delta.add(queue, READY, null, 1);
+  }
+
+  static List<Delivery> claim(Tx tx, ClaimRequest r) throws SQLException {
+    long now = r.now().toEpochMilli();
+    PreparedStatement select =
+        tx.prepare(
+            "SELECT " + Rows.COLUMNS + " FROM messages INDEXED BY m_ready"
+                + " WHERE queue = ? AND state = 0 AND visible_at <= ?"
+                + " AND (expires_at IS NULL OR expires_at > ?)"
+                + " ORDER BY visible_at, seq LIMIT ?");
+    select.setString(1, r.queue());
+    select.setLong(2, now);
+    select.setLong(3, now);
+    select.setInt(4, r.max());
+    List<Message> picked = new ArrayList<>(r.max());
+    try (ResultSet rs = select.executeQuery()) {
+      while (rs.next()) {
+        picked.add(Rows.message(rs));
+      }
+    }
+    if (picked.isEmpty()) {
+      return List.of();
+    }
+    PreparedStatement lease =
+        tx.prepare(
+            "UPDATE messages SET state = 1, lease_id = ?, lease_until = ?, attempt = attempt + 1"
+                + " WHERE seq = ? AND state = 0");
+    long until = r.leaseUntil().toEpochMilli();
+    Instant untilInstant = Instant.ofEpochMilli(until);
+    List<Delivery> out = new ArrayList<>(picked.size());
+    for (Message m : picked) {
+      String leaseId = LeaseIds.next(m.seq());
+      lease.setString(1, leaseId);
+      lease.setLong(2, until);
+      lease.setLong(3, m.seq());
+      if (lease.executeUpdate() != 1) {
+        throw new SQLException("claim lost row " + m.seq());
+      }
+      tx.delta.move(m.queue(), READY, m.originalQueue(), m.queue(), LEASED, m.originalQueue());
+      Message leased =
+          new Message(
+              m.seq(), m.id(), m.queue(), MessageState.LEASED, m.contentType(), m.payload(),
+              m.headers(), m.metadata(), m.attempt() + 1, m.publishedAt(), m.visibleAt(),
+              untilInstant, m.expiresAt(), m.key(), m.originalQueue(), m.deadReason(),
+              m.diedAt());
+      out.add(new Delivery(leased, leaseId, untilInstant));
+    }
+    return out;
+  }
+
+  static void setNullableLong(PreparedStatement ps, int i, Long v) throws SQLException {
+    if (v == null) {
+      ps.setNull(i, Types.INTEGER);
+    } else {
+      ps.setLong(i, v);
+    }
+  }
+}

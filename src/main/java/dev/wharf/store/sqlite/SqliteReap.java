@@ -1,0 +1,145 @@
+package dev.wharf.store.sqlite;
+
+import dev.wharf.store.DeadLetterPolicy;
+import dev.wharf.store.LeaseExpiryRequest;
+import dev.wharf.store.LeaseOutcome.Outcome;
+import dev.wharf.store.MessageState;
+import dev.wharf.store.ReapResult;
+import dev.wharf.store.RedriveRequest;
+import dev.wharf.store.sqlite.GroupCommitWriter.Tx;
+import dev.wharf.store.sqlite.SqliteSettle.Held;
+import java.sql.PreparedStatement;
+import java.sql.ResultSet;
+import java.sql.SQLException;
+import java.time.Instant;
+import java.util.ArrayList;
+import java.util.HashMap;
+import java.util.List;
+import java.util.Map;
+
+/** The SQL of the time-driven transitions and of redrive. */
+final class SqliteReap {
+  private static final int EXPIRED = MessageState.EXPIRED.code();
+
+  private SqliteReap() {}
+
+  static ReapResult expireLeases(Tx tx, LeaseExpiryRequest r) throws SQLException {
+    long now = r.now().toEpochMilli();
+    PreparedStatement ps =
+        tx.prepare(
+            "SELECT seq, queue, state, lease_id, lease_until, attempt, original_queue"
+                + " FROM messages INDEXED BY m_leased WHERE state = 1 AND lease_until <= ?"
+                + " ORDER BY lease_until LIMIT ?");
+    ps.setLong(1, now);
+    ps.setInt(2, r.limit());
+    List<Held> due = held(ps);
+    Map<String, Integer> visible = new HashMap<>();
+    Map<String, Integer> dead = new HashMap<>();
+    Map<String, Integer> dropped = new HashMap<>();
+    for (Held h : due) {
+      DeadLetterPolicy policy = r.policies().apply(h.queue());
+      if (policy.attemptsUsedUp(h.attempt())) {
+        Outcome o = SqliteSettle.toDead(tx, h, policy, "max_attempts_exceeded", now);
+        (o == Outcome.DEAD ? dead : dropped).merge(h.queue(), 1, Integer::sum);
+      } else {
+        SqliteSettle.toReady(tx, h, now, 0);
+        visible.merge(h.queue(), 1, Integer::sum);
+      }
+    }
+    return new ReapResult(visible, dead, dropped, Map.of(), due.size());
+  }
+
+  static ReapResult expireTtl(Tx tx, Instant at, int limit) throws SQLException {
+    PreparedStatement ps =
+        tx.prepare(
+            "SELECT seq, queue, state, lease_id, coalesce(lease_until, 0), attempt, original_queue"
+                + " FROM messages INDEXED BY m_ttl"
+                + " WHERE expires_at IS NOT NULL AND state < 2 AND expires_at <= ? LIMIT ?");
+    ps.setLong(1, at.toEpochMilli());
+    ps.setInt(2, limit);
+    List<Held> due = held(ps);
+    PreparedStatement upd =
+        tx.prepare(
+            "UPDATE messages SET state = 2, lease_id = NULL, lease_until = NULL"
+                + " WHERE seq = ? AND state = ?");
+    Map<String, Integer> expired = new HashMap<>();
+    for (Held h : due) {
+      upd.setLong(1, h.seq());
+      upd.setInt(2, h.state());
+      SqliteSettle.checkOne(upd.executeUpdate(), h);
+      tx.delta.move(h.queue(), h.state(), h.originalQueue(), h.queue(), EXPIRED,
+          h.originalQueue());
+      expired.merge(h.queue(), 1, Integer::sum);
+    }
+    return new ReapResult(Map.of(), Map.of(), Map.of(), expired, due.size());
+  }
+
+  static int deleteExpired(Tx tx, Instant before, int limit) throws SQLException {
+    PreparedStatement ps =
+        tx.prepare(
+            "SELECT seq, queue, state, lease_id, 0, attempt, original_queue"
+                + " FROM messages INDEXED BY m_expired WHERE state = 2 AND expires_at <= ? LIMIT ?");
+    ps.setLong(1, before.toEpochMilli());
+    ps.setInt(2, limit);
+    List<Held> due = held(ps);
+    for (Held h : due) {
+      SqliteSettle.delete(tx, h);
+    }
+    return due.size();
+  }
+
+  static int pruneIdempotency(Tx tx, Instant now, int limit) throws SQLException {
+    PreparedStatement ps =
+        tx.prepare(
+            "DELETE FROM idempotency WHERE (queue, ikey) IN"
+                + " (SELECT queue, ikey FROM idempotency WHERE expires_at <= ? LIMIT ?)");
+    ps.setLong(1, now.toEpochMilli());
+    ps.setInt(2, limit);
+    return ps.executeUpdate();
+  }
+
+  static int redrive(Tx tx, RedriveRequest r) throws SQLException {
+    List<Held> due = new ArrayList<>();
+    String select =
+        "SELECT seq, queue, state, lease_id, 0, attempt, original_queue FROM messages"
+            + " WHERE queue = ? AND original_queue = ? AND state = 0";
+    if (r.ids() == null) {
+      PreparedStatement ps = tx.prepare(select + " ORDER BY seq LIMIT ?");
+      ps.setString(1, r.deadLetterQueue());
+      ps.setString(2, r.originalQueue());
+      ps.setInt(3, r.limit());
+      due.addAll(held(ps));
+    } else {
+      PreparedStatement ps = tx.prepare(select + " AND id = ?");
+      for (String id : r.ids()) {
+        ps.setString(1, r.deadLetterQueue());
+        ps.setString(2, r.originalQueue());
+        ps.setString(3, id);
+        due.addAll(held(ps));
+      }
+    }
+    PreparedStatement upd =
+        tx.prepare(
+            "UPDATE messages SET queue = ?, visible_at = ?, attempt = 0, original_queue = NULL,"
+                + " dead_reason = NULL, died_at = NULL WHERE seq = ? AND state = 0");
+    for (Held h : due) {
+      upd.setString(1, r.originalQueue());
+      upd.setLong(2, r.now().toEpochMilli());
+      upd.setLong(3, h.seq());
+      SqliteSettle.checkOne(upd.executeUpdate(), h);
+      tx.delta.move(h.queue(), h.state(), h.originalQueue(), r.originalQueue(), h.state(), null);
+    }
+    return due.size();
+  }
+
+  private static List<Held> held(PreparedStatement ps) throws SQLException {
+    List<Held> out = new ArrayList<>();
+    try (ResultSet rs = ps.executeQuery()) {
+      while (rs.next()) {
+        out.add(new Held(rs.getLong(1), rs.getString(2), rs.getInt(3), rs.getString(4),
+            rs.getLong(5), rs.getInt(6), rs.getString(7)));
+      }
+    }
+    return out;
+  }
+}

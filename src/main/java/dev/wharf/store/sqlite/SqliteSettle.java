@@ -1,0 +1,176 @@
+package dev.wharf.store.sqlite;
+
+import dev.wharf.store.DeadLetterPolicy;
+import dev.wharf.store.LeaseIds;
+import dev.wharf.store.LeaseOutcome;
+import dev.wharf.store.LeaseOutcome.Outcome;
+import dev.wharf.store.MessageState;
+import dev.wharf.store.SettleKind;
+import dev.wharf.store.SettleRequest;
+import dev.wharf.store.sqlite.GroupCommitWriter.Tx;
+import java.sql.PreparedStatement;
+import java.sql.ResultSet;
+import java.sql.SQLException;
+import java.time.Instant;
+import java.util.ArrayList;
+import java.util.List;
+
+/**
+ * The SQL of settling leases and of moving messages to their DLQ. Every change is guarded by the
+ * row's current state and lease and its row count checked: 0 would mean a lost race, which the
+ * single writer rules out, so it fails the batch loudly instead of answering wrongly.
+ */
+final class SqliteSettle {
+  private static final int READY = MessageState.READY.code();
+  private static final int LEASED = MessageState.LEASED.code();
+
+  /** The columns of a row a settle needs to decide. */
+  record Held(long seq, String queue, int state, String leaseId, long leaseUntil, int attempt,
+      String originalQueue) {}
+
+  private SqliteSettle() {}
+
+  static List<LeaseOutcome> settle(Tx tx, SettleRequest r) throws SQLException {
+    List<LeaseOutcome> out = new ArrayList<>(r.leaseIds().size());
+    long now = r.now().toEpochMilli();
+    for (String leaseId : r.leaseIds()) {
+      Held h = held(tx, LeaseIds.seqOf(leaseId));
+      if (h == null && r.permissive() && r.kind() == SettleKind.ACK
+          && LeaseIds.seqOf(leaseId) >= 0) {
+        // Permissive consumers may ack a message another consumer already acked.
+        out.add(LeaseOutcome.of(leaseId, Outcome.ACKED));
+        continue;
+      }
+      if (h == null || !h.queue().equals(r.queue()) || h.state() == MessageState.EXPIRED.code()) {
+        out.add(LeaseOutcome.of(leaseId, Outcome.LEASE_NOT_FOUND));
+        continue;
+      }
+      boolean current = h.state() == LEASED && leaseId.equals(h.leaseId());
+      if (!r.permissive()) {
+        if (!current) {
+          out.add(LeaseOutcome.of(leaseId, Outcome.LEASE_NOT_FOUND));
+          continue;
+        }
+        if (h.leaseUntil() <= now) {
+          out.add(LeaseOutcome.of(leaseId, Outcome.LEASE_EXPIRED));
+          continue;
+        }
+      }
+      out.add(apply(tx, r, h, leaseId, now));
+    }
+    return out;
+  }
+
+  private static LeaseOutcome apply(Tx tx, SettleRequest r, Held h, String leaseId, long now)
+      throws SQLException {
+    return switch (r.kind()) {
+      case ACK -> {
+        delete(tx, h);
+        yield LeaseOutcome.of(leaseId, Outcome.ACKED);
+      }
+      case RETRY -> {
+        if (r.policy().attemptsUsedUp(h.attempt())) {
+          String reason = r.reason() != null ? r.reason() : "max_attempts_exceeded";
+          yield LeaseOutcome.of(leaseId, toDead(tx, h, r.policy(), reason, now));
+        }
+        toReady(tx, h, r.visibleAt().toEpochMilli(), 0);
+        yield LeaseOutcome.of(leaseId, Outcome.RETRIED);
+      }
+      case DEFER -> {
+        toReady(tx, h, r.visibleAt().toEpochMilli(), -1);
+        yield LeaseOutcome.of(leaseId, Outcome.DEFERRED);
+      }
+      case RELEASE -> {
+        toReady(tx, h, now, -1);
+        yield LeaseOutcome.of(leaseId, Outcome.RELEASED);
+      }
+      case DEAD -> {
+        String reason = r.reason() != null ? r.reason() : "nacked_dead";
+        yield LeaseOutcome.of(leaseId, toDead(tx, h, r.policy(), reason, now));
+      }
+      case EXTEND -> {
+        long until = Math.max(h.leaseUntil(), r.leaseUntil().toEpochMilli());
+        PreparedStatement ps =
+            tx.prepare("UPDATE messages SET lease_until = ? WHERE seq = ? AND state = 1");
+        ps.setLong(1, until);
+        ps.setLong(2, h.seq());
+        checkOne(ps.executeUpdate(), h);
+        yield new LeaseOutcome(leaseId, Outcome.EXTENDED, Instant.ofEpochMilli(until));
+      }
+    };
+  }
+
+  static Held held(Tx tx, long seq) throws SQLException {
+    if (seq < 0) {
+      return null;
+    }
+    PreparedStatement ps =
+        tx.prepare(
+            "SELECT queue, state, lease_id, lease_until, attempt, original_queue"
+                + " FROM messages WHERE seq = ?");
+    ps.setLong(1, seq);
+    try (ResultSet rs = ps.executeQuery()) {
+      if (!rs.next()) {
+        return null;
+      }
+      return new Held(
+          seq, rs.getString(1), rs.getInt(2), rs.getString(3), rs.getLong(4), rs.getInt(5),
+          rs.getString(6));
+    }
+  }
+
+  static void delete(Tx tx, Held h) throws SQLException {
+    PreparedStatement ps = tx.prepare("DELETE FROM messages WHERE seq = ?");
+    ps.setLong(1, h.seq());
+    checkOne(ps.executeUpdate(), h);
+    tx.delta.add(h.queue(), h.state(), h.originalQueue(), -1);
+  }
+
+  /**
+   * Back to ready in the same queue.
+   *
+   * @param attemptChange 0 keeps the attempt counted, -1 takes it back (defer, release)
+   */
+  static void toReady(Tx tx, Held h, long visibleAt, int attemptChange) throws SQLException {
+    PreparedStatement ps =
+        tx.prepare(
+            "UPDATE messages SET state = 0, visible_at = ?, lease_id = NULL, lease_until = NULL,"
+                + " attempt = max(attempt + ?, 0) WHERE seq = ? AND state = 1");
+    ps.setLong(1, visibleAt);
+    ps.setInt(2, attemptChange);
+    ps.setLong(3, h.seq());
+    checkOne(ps.executeUpdate(), h);
+    tx.delta.move(h.queue(), LEASED, h.originalQueue(), h.queue(), READY, h.originalQueue());
+  }
+
+  /** Moves a message to its DLQ, ready with attempt 0, or drops it when there is no DLQ. */
+  static Outcome toDead(Tx tx, Held h, DeadLetterPolicy policy, String reason, long now)
+      throws SQLException {
+    if (policy.deadLetterQueue() == null) {
+      delete(tx, h);
+      return Outcome.DROPPED;
+    }
+    PreparedStatement ps =
+        tx.prepare(
+            "UPDATE messages SET queue = ?, state = 0, visible_at = ?, attempt = 0,"
+                + " lease_id = NULL, lease_until = NULL, expires_at = NULL, msg_key = NULL,"
+                + " original_queue = ?, dead_reason = ?, died_at = ? WHERE seq = ? AND state = ?");
+    ps.setString(1, policy.deadLetterQueue());
+    ps.setLong(2, now);
+    ps.setString(3, h.queue());
+    ps.setString(4, reason);
+    ps.setLong(5, now);
+    ps.setLong(6, h.seq());
+    ps.setInt(7, h.state());
+    checkOne(ps.executeUpdate(), h);
+    tx.delta.move(h.queue(), h.state(), h.originalQueue(), policy.deadLetterQueue(), READY,
+        h.queue());
+    return Outcome.DEAD;
+  }
+
+  static void checkOne(int rows, Held h) throws SQLException {
+    if (rows != 1) {
+      throw new SQLException("guarded update of message " + h.seq() + " changed " + rows + " rows");
+    }
+  }
+}

@@ -1,0 +1,372 @@
+package dev.wharf.store.sqlite;
+
+import dev.wharf.store.BrowseRequest;
+import dev.wharf.store.ClaimRequest;
+import dev.wharf.store.Delivery;
+import dev.wharf.store.LeaseExpiryRequest;
+import dev.wharf.store.LeaseOutcome;
+import dev.wharf.store.Message;
+import dev.wharf.store.MessageState;
+import dev.wharf.store.PublishBatch;
+import dev.wharf.store.PublishResult;
+import dev.wharf.store.QueueCounts;
+import dev.wharf.store.QueueRecord;
+import dev.wharf.store.ReapResult;
+import dev.wharf.store.RedriveRequest;
+import dev.wharf.store.SettleRequest;
+import dev.wharf.store.Store;
+import dev.wharf.store.StoreException;
+import dev.wharf.store.sqlite.GroupCommitWriter.Tx;
+import java.nio.file.Path;
+import java.sql.Connection;
+import java.sql.DriverManager;
+import java.sql.PreparedStatement;
+import java.sql.ResultSet;
+import java.sql.SQLException;
+import java.sql.Statement;
+import java.time.Instant;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.Optional;
+import java.util.function.Consumer;
+
+/**
+ * The embedded backend: one SQLite file in WAL mode with {@code synchronous=FULL}, one writer
+ * thread that group-commits every write (claims included, so a lease is never handed out before
+ * the message it names is durable), and a few reader connections for inspection.
+ */
+public final class SqliteStore implements Store {
+  private final Path file;
+  private final Counters counters = new Counters();
+  private GroupCommitWriter writer;
+  private Connection writeConn;
+  private ReadPool reads;
+
+  public SqliteStore(Path file) {
+    this.file = file;
+  }
+
+  @Override
+  public void start() {
+    String url = "jdbc:sqlite:" + file.toAbsolutePath();
+    try {
+      writeConn = DriverManager.getConnection(url);
+      try (Statement s = writeConn.createStatement()) {
+        s.execute("PRAGMA journal_mode = WAL");
+        s.execute("PRAGMA synchronous = FULL");
+        s.execute("PRAGMA busy_timeout = 5000");
+        s.execute("PRAGMA cache_size = -65536");
+        s.execute("PRAGMA temp_store = MEMORY");
+      }
+      SqliteSchema.migrate(writeConn);
+      rebuildCounters(writeConn);
+      writer = new GroupCommitWriter(writeConn, counters);
+      reads = new ReadPool(url, 4);
+    } catch (SQLException e) {
+      close();
+      throw new StoreException("cannot open " + file + ": " + e.getMessage(), e);
+    }
+  }
+
+  private void rebuildCounters(Connection c) throws SQLException {
+    counters.clear();
+    try (Statement s = c.createStatement();
+        ResultSet rs =
+            s.executeQuery(
+                "SELECT queue, state, original_queue, count(*) FROM messages GROUP BY 1, 2, 3")) {
+      while (rs.next()) {
+        counters.add(rs.getString(1), rs.getInt(2), rs.getString(3), rs.getLong(4));
+      }
+    }
+  }
+
+  @Override
+  public void close() {
+    if (writer != null) {
+      writer.close();
+    }
+    if (reads != null) {
+      reads.close();
+    }
+    if (writeConn != null) {
+      try {
+        writeConn.close();
+      } catch (SQLException ignored) {
+        // closing anyway
+      }
+    }
+  }
+
+  @Override
+  public boolean healthy() {
+    try {
+      return reads.read(c -> {
+        try (Statement s = c.createStatement(); ResultSet rs = s.executeQuery("SELECT 1")) {
+          return rs.next();
+        }
+      });
+    } catch (StoreException e) {
+      return false;
+    }
+  }
+
+  // ---- queues ----
+
+  @Override
+  public List<QueueRecord> queuesList() {
+    return reads.read(c -> {
+      List<QueueRecord> out = new ArrayList<>();
+      try (Statement s = c.createStatement();
+          ResultSet rs =
+              s.executeQuery("SELECT name, settings, config_hash FROM queues ORDER BY name")) {
+        while (rs.next()) {
+          out.add(new QueueRecord(rs.getString(1), rs.getString(2), rs.getString(3)));
+        }
+      }
+      return out;
+    });
+  }
+
+  @Override
+  public Optional<QueueRecord> queuesGet(String name) {
+    return reads.read(c -> {
+      try (PreparedStatement ps =
+          c.prepareStatement("SELECT name, settings, config_hash FROM queues WHERE name = ?")) {
+        ps.setString(1, name);
+        try (ResultSet rs = ps.executeQuery()) {
+          return rs.next()
+              ? Optional.of(new QueueRecord(rs.getString(1), rs.getString(2), rs.getString(3)))
+              : Optional.<QueueRecord>empty();
+        }
+      }
+    });
+  }
+
+  @Override
+  public void queuesPut(QueueRecord q) {
+    writer.submit(tx -> {
+      PreparedStatement ps =
+          tx.prepare("INSERT OR REPLACE INTO queues(name, settings, config_hash) VALUES (?, ?, ?)");
+      ps.setString(1, q.name());
+      ps.setString(2, q.settingsJson());
+      ps.setString(3, q.configHash());
+      return ps.executeUpdate();
+    });
+  }
+
+  @Override
+  public boolean queuesDelete(String name) {
+    boolean existed = writer.submit(tx -> {
+      PreparedStatement del = tx.prepare("DELETE FROM messages WHERE queue = ?");
+      del.setString(1, name);
+      del.executeUpdate();
+      PreparedStatement idem = tx.prepare("DELETE FROM idempotency WHERE queue = ?");
+      idem.setString(1, name);
+      idem.executeUpdate();
+      PreparedStatement q = tx.prepare("DELETE FROM queues WHERE name = ?");
+      q.setString(1, name);
+      return q.executeUpdate() == 1;
+    });
+    counters.forget(name);
+    return existed;
+  }
+
+  // ---- messages ----
+
+  @Override
+  public List<PublishResult> messagesPublish(PublishBatch batch) {
+    return writer.submit(tx -> SqlitePublishAndClaim.publish(tx, batch));
+  }
+
+  @Override
+  public List<Delivery> messagesClaim(ClaimRequest request) {
+    return writer.submit(tx -> SqlitePublishAndClaim.claim(tx, request));
+  }
+
+  @Override
+  public List<LeaseOutcome> messagesSettle(SettleRequest request) {
+    return writer.submit(tx -> SqliteSettle.settle(tx, request));
+  }
+
+  @Override
+  public ReapResult leasesExpire(LeaseExpiryRequest request) {
+    return writer.submit(tx -> SqliteReap.expireLeases(tx, request));
+  }
+
+  @Override
+  public ReapResult messagesExpireTtl(Instant now, int limit) {
+    return writer.submit(tx -> SqliteReap.expireTtl(tx, now, limit));
+  }
+
+  @Override
+  public int messagesDeleteExpired(Instant before, int limit) {
+    return writer.submit(tx -> SqliteReap.deleteExpired(tx, before, limit));
+  }
+
+  @Override
+  public int idempotencyPrune(Instant now, int limit) {
+    return writer.submit(tx -> SqliteReap.pruneIdempotency(tx, now, limit));
+  }
+
+  @Override
+  public int messagesRedrive(RedriveRequest request) {
+    return writer.submit(tx -> SqliteReap.redrive(tx, request));
+  }
+
+  @Override
+  public long messagesPurge(String queue) {
+    return writer.submit(tx -> {
+      PreparedStatement count =
+          tx.prepare(
+              "SELECT state, original_queue, count(*) FROM messages WHERE queue = ? GROUP BY 1, 2");
+      count.setString(1, queue);
+      try (ResultSet rs = count.executeQuery()) {
+        while (rs.next()) {
+          tx.delta.add(queue, rs.getInt(1), rs.getString(2), -rs.getLong(3));
+        }
+      }
+      PreparedStatement del = tx.prepare("DELETE FROM messages WHERE queue = ?");
+      del.setString(1, queue);
+      return (long) del.executeUpdate();
+    });
+  }
+
+  @Override
+  public boolean messagesDelete(String queue, String id) {
+    return writer.submit(tx -> deleteById(tx, queue, id));
+  }
+
+  private static boolean deleteById(Tx tx, String queue, String id) throws SQLException {
+    PreparedStatement find =
+        tx.prepare("SELECT seq, state, original_queue FROM messages WHERE id = ? AND queue = ?");
+    find.setString(1, id);
+    find.setString(2, queue);
+    try (ResultSet rs = find.executeQuery()) {
+      if (!rs.next()) {
+        return false;
+      }
+      SqliteSettle.delete(
+          tx,
+          new SqliteSettle.Held(rs.getLong(1), queue, rs.getInt(2), null, 0, 0, rs.getString(3)));
+      return true;
+    }
+  }
+
+  @Override
+  public Optional<Message> messagesGet(String queue, String id) {
+    return reads.read(c -> {
+      try (PreparedStatement ps =
+          c.prepareStatement(
+              "SELECT " + Rows.COLUMNS + " FROM messages WHERE id = ? AND queue = ?")) {
+        ps.setString(1, id);
+        ps.setString(2, queue);
+        try (ResultSet rs = ps.executeQuery()) {
+          return rs.next() ? Optional.of(Rows.message(rs)) : Optional.<Message>empty();
+        }
+      }
+    });
+  }
+
+  @Override
+  public List<Message> messagesBrowse(BrowseRequest r) {
+    StringBuilder sql =
+        new StringBuilder("SELECT " + Rows.COLUMNS + " FROM messages WHERE queue = ? AND seq > ?");
+    List<Object> args = new ArrayList<>(List.of(r.queue(), r.afterSeq()));
+    if (r.state() != null) {
+      sql.append(" AND state = ?");
+      args.add(r.state().code());
+      if (r.state() == MessageState.READY && r.delayed() != null) {
+        sql.append(r.delayed() ? " AND visible_at > ?" : " AND visible_at <= ?");
+        args.add(r.now().toEpochMilli());
+      }
+    }
+    if (r.originalQueue() != null) {
+      sql.append(" AND original_queue = ?");
+      args.add(r.originalQueue());
+    }
+    sql.append(" ORDER BY seq LIMIT ?");
+    args.add(r.limit());
+    return reads.read(c -> {
+      try (PreparedStatement ps = c.prepareStatement(sql.toString())) {
+        for (int i = 0; i < args.size(); i++) {
+          ps.setObject(i + 1, args.get(i));
+        }
+        List<Message> out = new ArrayList<>();
+        try (ResultSet rs = ps.executeQuery()) {
+          while (rs.next()) {
+            out.add(Rows.message(rs));
+          }
+        }
+        return out;
+      }
+    });
+  }
+
+  @Override
+  public QueueCounts queueCounts(String queue, Instant now) {
+    long readyTotal = counters.get(queue, MessageState.READY.code());
+    long leased = counters.get(queue, MessageState.LEASED.code());
+    long expired = counters.get(queue, MessageState.EXPIRED.code());
+    if (readyTotal == 0) {
+      return new QueueCounts(0, 0, leased, expired, null);
+    }
+    long at = now.toEpochMilli();
+    return reads.read(c -> {
+      long delayed;
+      try (PreparedStatement ps =
+          c.prepareStatement(
+              "SELECT count(*) FROM messages INDEXED BY m_ready"
+                  + " WHERE queue = ? AND state = 0 AND visible_at > ?")) {
+        ps.setString(1, queue);
+        ps.setLong(2, at);
+        try (ResultSet rs = ps.executeQuery()) {
+          delayed = rs.next() ? rs.getLong(1) : 0;
+        }
+      }
+      Instant oldest = null;
+      try (PreparedStatement ps =
+          c.prepareStatement(
+              "SELECT published_at FROM messages INDEXED BY m_ready"
+                  + " WHERE queue = ? AND state = 0 AND visible_at <= ?"
+                  + " ORDER BY visible_at, seq LIMIT 1")) {
+        ps.setString(1, queue);
+        ps.setLong(2, at);
+        try (ResultSet rs = ps.executeQuery()) {
+          if (rs.next()) {
+            oldest = Instant.ofEpochMilli(rs.getLong(1));
+          }
+        }
+      }
+      long ready = Math.max(0, readyTotal - delayed);
+      return new QueueCounts(ready, delayed, leased, expired, oldest);
+    });
+  }
+
+  @Override
+  public long deadCount(String deadLetterQueue, String originalQueue) {
+    return counters.dead(deadLetterQueue, originalQueue);
+  }
+
+  @Override
+  public Optional<Instant> messagesNextVisible(String queue, Instant now) {
+    return reads.read(c -> {
+      try (PreparedStatement ps =
+          c.prepareStatement(
+              "SELECT min(visible_at) FROM messages INDEXED BY m_ready"
+                  + " WHERE queue = ? AND state = 0 AND visible_at > ?")) {
+        ps.setString(1, queue);
+        ps.setLong(2, now.toEpochMilli());
+        try (ResultSet rs = ps.executeQuery()) {
+          long v = rs.next() ? rs.getLong(1) : 0;
+          return rs.wasNull() || v == 0 ? Optional.<Instant>empty()
+              : Optional.of(Instant.ofEpochMilli(v));
+        }
+      }
+    });
+  }
+
+  @Override
+  public void onVisibleElsewhere(Consumer<String> listener) {
+    // One process owns the file: every commit is seen by the core that made it.
+  }
+}

@@ -1,0 +1,524 @@
+package dev.wharf.store;
+
+import static org.assertj.core.api.Assertions.assertThat;
+import static org.assertj.core.api.Assertions.assertThatThrownBy;
+
+import dev.wharf.core.Broker;
+import dev.wharf.core.BrokerException;
+import dev.wharf.core.BrokerOptions;
+import dev.wharf.core.Publish;
+import dev.wharf.core.QueueSettingsPatch;
+import dev.wharf.store.LeaseOutcome.Outcome;
+import dev.wharf.testing.MutableClock;
+import io.micrometer.core.instrument.simple.SimpleMeterRegistry;
+import java.nio.charset.StandardCharsets;
+import java.time.Duration;
+import java.time.Instant;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.Map;
+import java.util.Optional;
+import java.util.Set;
+import java.util.concurrent.ConcurrentHashMap;
+import java.util.concurrent.Executors;
+import java.util.concurrent.Future;
+import org.junit.jupiter.api.AfterEach;
+import org.junit.jupiter.api.BeforeEach;
+import org.junit.jupiter.api.Test;
+
+/**
+ * The behaviour every {@link Store} backend must show, driven through the core {@link Broker} so
+ * that the state machine of DESIGN §3 is what is checked. A backend's test is a short subclass
+ * that says how to make a fresh database and how to open a store on it.
+ */
+public abstract class StoreContract {
+  protected MutableClock clock;
+  protected Store store;
+  protected Broker broker;
+
+  /** Prepares an empty database for the current test. */
+  protected abstract void freshDatabase() throws Exception;
+
+  /** Opens a new, unstarted store instance over the current test's database. */
+  protected abstract Store openStore();
+
+  @BeforeEach
+  void setUp() throws Exception {
+    clock = MutableClock.atEpochDay();
+    freshDatabase();
+    boot();
+  }
+
+  @AfterEach
+  void tearDown() {
+    broker.close();
+    store.close();
+  }
+
+  /** Simulates a restart: a new store and broker over the same database. */
+  protected void restart() {
+    broker.close();
+    store.close();
+    boot();
+  }
+
+  private void boot() {
+    store = openStore();
+    store.start();
+    broker = new Broker(store, clock, BrokerOptions.defaults(), new SimpleMeterRegistry());
+    broker.startWithoutReapers();
+  }
+
+  protected void queue(String name, Integer maxAttempts, Optional<String> dlq) {
+    broker.putQueue(
+        name, new QueueSettingsPatch(null, null, maxAttempts, dlq, null, null, null));
+  }
+
+  protected String publish(String queue, String json) {
+    return broker.publish(queue, List.of(Publish.json(json))).get(0).id();
+  }
+
+  protected List<Delivery> receive(String queue, int max) {
+    return broker.receive(queue, max, Duration.ZERO, null);
+  }
+
+  protected static String body(Delivery d) {
+    return new String(d.message().payload(), StandardCharsets.UTF_8);
+  }
+
+  private Outcome one(List<LeaseOutcome> outcomes) {
+    assertThat(outcomes).hasSize(1);
+    return outcomes.get(0).outcome();
+  }
+
+  private void reap() {
+    broker.reapers().runOnce(clock.instant());
+  }
+
+  @Test
+  void publishReceiveAckRemovesTheMessage() {
+    queue("q", null, null);
+    String id = publish("q", "{\"n\":1}");
+    List<Delivery> got = receive("q", 10);
+    assertThat(got).hasSize(1);
+    Delivery d = got.get(0);
+    assertThat(d.message().id()).isEqualTo(id);
+    assertThat(d.message().attempt()).isEqualTo(1);
+    assertThat(body(d)).isEqualTo("{\"n\":1}");
+    assertThat(d.leaseUntil()).isEqualTo(clock.instant().plusSeconds(30));
+    assertThat(broker.stats("q").counts().leased()).isEqualTo(1);
+    assertThat(one(broker.settle().ack("q", List.of(d.leaseId()), false))).isEqualTo(Outcome.ACKED);
+    assertThat(receive("q", 10)).isEmpty();
+    assertThat(broker.stats("q").counts().depth()).isZero();
+    assertThatThrownBy(() -> broker.message("q", id))
+        .isInstanceOf(BrokerException.MessageNotFound.class);
+  }
+
+  @Test
+  void deliversOldestVisibleFirstThenPublishOrder() {
+    queue("q", null, null);
+    String a = publish("q", "1");
+    String b = broker.publish("q", List.of(new Publish(ContentType.JSON, "2".getBytes(), null,
+        null, Duration.ofSeconds(5), null, null, null))).get(0).id();
+    String c = publish("q", "3");
+    assertThat(receive("q", 10)).extracting(d -> d.message().id()).containsExactly(a, c);
+    clock.advance(Duration.ofSeconds(5));
+    assertThat(receive("q", 10)).extracting(d -> d.message().id()).containsExactly(b);
+  }
+
+  @Test
+  void batchReceiveTakesAtMostMax() {
+    queue("q", null, null);
+    List<Publish> many = new ArrayList<>();
+    for (int i = 0; i < 25; i++) {
+      many.add(Publish.json("" + i));
+    }
+    assertThat(broker.publish("q", many)).hasSize(25);
+    assertThat(receive("q", 10)).hasSize(10);
+    assertThat(receive("q", 100)).hasSize(15);
+    assertThatThrownBy(() -> receive("q", 0)).isInstanceOf(BrokerException.Invalid.class);
+    assertThatThrownBy(() -> receive("q", 101)).isInstanceOf(BrokerException.Invalid.class);
+  }
+
+  @Test
+  void leaseExpiryMakesTheMessageVisibleAgainAndCountsAttempts() {
+    queue("q", 3, null);
+    publish("q", "1");
+    Delivery first = receive("q", 1).get(0);
+    clock.advance(Duration.ofSeconds(29));
+    reap();
+    assertThat(receive("q", 1)).isEmpty();
+    clock.advance(Duration.ofSeconds(1));
+    assertThat(one(broker.settle().ack("q", List.of(first.leaseId()), false)))
+        .isEqualTo(Outcome.LEASE_EXPIRED);
+    reap();
+    Delivery second = receive("q", 1).get(0);
+    assertThat(second.message().attempt()).isEqualTo(2);
+    assertThat(one(broker.settle().ack("q", List.of(first.leaseId()), false)))
+        .isEqualTo(Outcome.LEASE_NOT_FOUND);
+  }
+
+  @Test
+  void leaseExpiryPastMaxAttemptsMovesToTheDlq() {
+    queue("q", 2, null);
+    String id = publish("q", "1");
+    for (int i = 0; i < 2; i++) {
+      assertThat(receive("q", 1)).hasSize(1);
+      clock.advance(Duration.ofSeconds(31));
+      reap();
+    }
+    assertThat(receive("q", 1)).isEmpty();
+    assertThat(broker.stats("q").dead()).isEqualTo(1);
+    List<Message> dead = broker.deadLetters("q", 0, 10);
+    assertThat(dead).hasSize(1);
+    Message m = dead.get(0);
+    assertThat(m.id()).isEqualTo(id);
+    assertThat(m.queue()).isEqualTo("q.dlq");
+    assertThat(m.originalQueue()).isEqualTo("q");
+    assertThat(m.attempt()).isZero();
+    assertThat(m.deadReason()).isEqualTo("max_attempts_exceeded");
+    assertThat(m.diedAt()).isEqualTo(clock.instant());
+    // A DLQ is a queue like any other: it can be consumed.
+    Delivery fromDlq = receive("q.dlq", 1).get(0);
+    assertThat(fromDlq.message().id()).isEqualTo(id);
+  }
+
+  @Test
+  void nackRetriesAfterDelayUntilAttemptsAreUsedUp() {
+    queue("q", 2, null);
+    publish("q", "1");
+    Delivery d1 = receive("q", 1).get(0);
+    assertThat(one(broker.settle().nack("q", List.of(d1.leaseId()), Duration.ofSeconds(10))))
+        .isEqualTo(Outcome.RETRIED);
+    assertThat(receive("q", 1)).isEmpty();
+    assertThat(broker.stats("q").counts().delayed()).isEqualTo(1);
+    clock.advance(Duration.ofSeconds(10));
+    Delivery d2 = receive("q", 1).get(0);
+    assertThat(d2.message().attempt()).isEqualTo(2);
+    assertThat(one(broker.settle().nack("q", List.of(d2.leaseId()), Duration.ZERO)))
+        .isEqualTo(Outcome.DEAD);
+    assertThat(broker.stats("q").dead()).isEqualTo(1);
+    assertThat(broker.stats("q").counts().depth()).isZero();
+  }
+
+  @Test
+  void deadWithReasonGoesStraightToTheDlqOrIsDroppedWithoutOne() {
+    queue("q", null, null);
+    queue("nodlq", null, Optional.empty());
+    publish("q", "1");
+    publish("nodlq", "2");
+    Delivery d = receive("q", 1).get(0);
+    assertThat(one(broker.settle().dead("q", List.of(d.leaseId()), "bad payload")))
+        .isEqualTo(Outcome.DEAD);
+    assertThat(broker.deadLetters("q", 0, 10).get(0).deadReason()).isEqualTo("bad payload");
+    Delivery e = receive("nodlq", 1).get(0);
+    assertThat(one(broker.settle().dead("nodlq", List.of(e.leaseId()), "x")))
+        .isEqualTo(Outcome.DROPPED);
+    assertThat(broker.stats("nodlq").counts().depth()).isZero();
+    assertThat(broker.stats("nodlq").dropped()).isEqualTo(1);
+  }
+
+  @Test
+  void deferDoesNotCountTheAttemptAndReleaseIsImmediate() {
+    queue("q", 1, null);
+    publish("q", "1");
+    Delivery d = receive("q", 1).get(0);
+    assertThat(one(broker.settle().defer("q", List.of(d.leaseId()), Duration.ofSeconds(5))))
+        .isEqualTo(Outcome.DEFERRED);
+    clock.advance(Duration.ofSeconds(5));
+    Delivery again = receive("q", 1).get(0);
+    assertThat(again.message().attempt()).isEqualTo(1);
+    assertThat(one(broker.settle().release("q", List.of(again.leaseId()))))
+        .isEqualTo(Outcome.RELEASED);
+    Delivery third = receive("q", 1).get(0);
+    assertThat(third.message().attempt()).isEqualTo(1);
+  }
+
+  @Test
+  void extendMovesTheLeaseLaterCappedByTheQueueMax() {
+    broker.putQueue("q", new QueueSettingsPatch(Duration.ofSeconds(30), Duration.ofMinutes(2),
+        null, null, null, null, null));
+    publish("q", "1");
+    Delivery d = receive("q", 1).get(0);
+    clock.advance(Duration.ofSeconds(20));
+    List<LeaseOutcome> ext = broker.settle().extend("q", List.of(d.leaseId()),
+        Duration.ofSeconds(60));
+    assertThat(ext.get(0).outcome()).isEqualTo(Outcome.EXTENDED);
+    assertThat(ext.get(0).leaseUntil()).isEqualTo(clock.instant().plusSeconds(60));
+    clock.advance(Duration.ofSeconds(59));
+    reap();
+    assertThat(receive("q", 1)).isEmpty();
+    assertThatThrownBy(() -> broker.settle().extend("q", List.of(d.leaseId()),
+        Duration.ofMinutes(3))).isInstanceOf(BrokerException.Invalid.class);
+    assertThat(one(broker.settle().ack("q", List.of(d.leaseId()), false)))
+        .isEqualTo(Outcome.ACKED);
+  }
+
+  @Test
+  void repeatedAckIsASuccessAndUnknownLeasesAreConflicts() {
+    queue("q", null, null);
+    publish("q", "1");
+    Delivery d = receive("q", 1).get(0);
+    assertThat(one(broker.settle().ack("q", List.of(d.leaseId()), false)))
+        .isEqualTo(Outcome.ACKED);
+    assertThat(one(broker.settle().ack("q", List.of(d.leaseId()), false)))
+        .isEqualTo(Outcome.ACKED);
+    List<LeaseOutcome> mixed =
+        broker.settle().ack("q", List.of("zz.0123456789abcdef", "nonsense", d.leaseId()), false);
+    assertThat(mixed).extracting(LeaseOutcome::outcome)
+        .containsExactly(Outcome.LEASE_NOT_FOUND, Outcome.LEASE_NOT_FOUND, Outcome.ACKED);
+    clock.advance(Duration.ofMinutes(6));
+    assertThat(one(broker.settle().ack("q", List.of(d.leaseId()), false)))
+        .isEqualTo(Outcome.LEASE_NOT_FOUND);
+  }
+
+  @Test
+  void leaseOfAnotherQueueIsNotFound() {
+    queue("a", null, null);
+    queue("b", null, null);
+    publish("a", "1");
+    Delivery d = receive("a", 1).get(0);
+    assertThat(one(broker.settle().ack("b", List.of(d.leaseId()), false)))
+        .isEqualTo(Outcome.LEASE_NOT_FOUND);
+  }
+
+  @Test
+  void permissiveAckAcceptsAStaleLeaseWhileTheMessageExists() {
+    queue("q", null, null);
+    publish("q", "1");
+    Delivery first = receive("q", 1).get(0);
+    clock.advance(Duration.ofSeconds(31));
+    reap();
+    Delivery second = receive("q", 1).get(0);
+    assertThat(one(broker.settle().ack("q", List.of(first.leaseId()), true)))
+        .isEqualTo(Outcome.ACKED);
+    assertThat(broker.stats("q").counts().depth()).isZero();
+    assertThat(one(broker.settle().ack("q", List.of(second.leaseId()), true)))
+        .isEqualTo(Outcome.ACKED);
+  }
+
+  @Test
+  void idempotencyKeyDeduplicatesWithinTheWindow() {
+    queue("q", null, null);
+    Publish p = new Publish(ContentType.JSON, "1".getBytes(), null, null, null, null, "evt-1",
+        null);
+    PublishResult first = broker.publish("q", List.of(p)).get(0);
+    PublishResult again = broker.publish("q", List.of(p)).get(0);
+    assertThat(first.duplicate()).isFalse();
+    assertThat(again.duplicate()).isTrue();
+    assertThat(again.id()).isEqualTo(first.id());
+    assertThat(broker.stats("q").counts().depth()).isEqualTo(1);
+    // The key outlives the message: consuming it does not reopen the window.
+    broker.settle().ack("q", List.of(receive("q", 1).get(0).leaseId()), false);
+    assertThat(broker.publish("q", List.of(p)).get(0).duplicate()).isTrue();
+    clock.advance(Duration.ofHours(24));
+    reap();
+    assertThat(broker.publish("q", List.of(p)).get(0).duplicate()).isFalse();
+  }
+
+  @Test
+  void keyUpsertReplacesAReadyMessageButNeverALeasedOne() {
+    queue("q", null, null);
+    Publish v1 = new Publish(ContentType.JSON, "1".getBytes(), Map.of("h", "1"), null, null,
+        null, null, "order-42");
+    Publish v2 = new Publish(ContentType.JSON, "2".getBytes(), Map.of("h", "2"), "{\"m\":2}",
+        null, null, null, "order-42");
+    PublishResult r1 = broker.publish("q", List.of(v1)).get(0);
+    PublishResult r2 = broker.publish("q", List.of(v2)).get(0);
+    assertThat(r2.replaced()).isTrue();
+    assertThat(r2.id()).isEqualTo(r1.id());
+    Delivery d = receive("q", 1).get(0);
+    assertThat(body(d)).isEqualTo("2");
+    assertThat(d.message().headers()).containsEntry("h", "2");
+    assertThat(d.message().metadata()).isEqualTo("{\"m\":2}");
+    PublishResult r3 = broker.publish("q", List.of(v1)).get(0);
+    assertThat(r3.replaced()).isFalse();
+    assertThat(r3.id()).isNotEqualTo(r1.id());
+    assertThat(broker.stats("q").counts().depth()).isEqualTo(2);
+  }
+
+  @Test
+  void ttlExpiresMessagesAndTheDeleteReaperRemovesThem() {
+    broker.putQueue("q", new QueueSettingsPatch(null, null, null, null, null,
+        Optional.of(Duration.ofMinutes(1)), null));
+    String id = publish("q", "1");
+    clock.advance(Duration.ofMinutes(1));
+    assertThat(receive("q", 1)).isEmpty();
+    reap();
+    assertThat(broker.message("q", id).state()).isEqualTo(MessageState.EXPIRED);
+    assertThat(broker.stats("q").counts().expired()).isEqualTo(1);
+    assertThat(broker.stats("q").expired()).isEqualTo(1);
+    clock.advance(Duration.ofDays(1));
+    reap();
+    assertThatThrownBy(() -> broker.message("q", id))
+        .isInstanceOf(BrokerException.MessageNotFound.class);
+    assertThat(broker.stats("q").counts().expired()).isZero();
+  }
+
+  @Test
+  void redriveMovesDeadMessagesBackOneOrAll() {
+    queue("q", null, null);
+    List<String> ids = new ArrayList<>();
+    for (int i = 0; i < 3; i++) {
+      ids.add(publish("q", "" + i));
+    }
+    for (Delivery d : receive("q", 3)) {
+      broker.settle().dead("q", List.of(d.leaseId()), "x");
+    }
+    assertThat(broker.stats("q").dead()).isEqualTo(3);
+    assertThat(broker.redrive("q", List.of(ids.get(1)))).isEqualTo(1);
+    Delivery back = receive("q", 10).get(0);
+    assertThat(back.message().id()).isEqualTo(ids.get(1));
+    assertThat(back.message().attempt()).isEqualTo(1);
+    assertThat(back.message().originalQueue()).isNull();
+    assertThat(broker.redrive("q", null)).isEqualTo(2);
+    assertThat(broker.stats("q").dead()).isZero();
+    assertThat(receive("q", 10)).hasSize(2);
+  }
+
+  @Test
+  void purgeAndDeleteRemoveMessages() {
+    queue("q", null, null);
+    String keep = publish("q", "1");
+    publish("q", "2");
+    receive("q", 1);
+    broker.deleteMessage("q", keep);
+    assertThatThrownBy(() -> broker.deleteMessage("q", keep))
+        .isInstanceOf(BrokerException.MessageNotFound.class);
+    publish("q", "3");
+    assertThat(broker.purge("q")).isEqualTo(2);
+    assertThat(broker.stats("q").counts().depth()).isZero();
+  }
+
+  @Test
+  void browseFiltersByStateInPublishOrder() {
+    queue("q", null, null);
+    String a = publish("q", "1");
+    String b = publish("q", "2");
+    String c = broker.publish("q", List.of(new Publish(ContentType.TEXT, "3".getBytes(), null,
+        null, Duration.ofMinutes(1), null, null, null))).get(0).id();
+    receive("q", 1);
+    assertThat(broker.browse("q", null, null, 0, 10)).extracting(Message::id)
+        .containsExactly(a, b, c);
+    assertThat(broker.browse("q", MessageState.LEASED, null, 0, 10)).extracting(Message::id)
+        .containsExactly(a);
+    assertThat(broker.browse("q", MessageState.READY, false, 0, 10)).extracting(Message::id)
+        .containsExactly(b);
+    assertThat(broker.browse("q", MessageState.READY, true, 0, 10)).extracting(Message::id)
+        .containsExactly(c);
+    List<Message> page1 = broker.browse("q", null, null, 0, 2);
+    assertThat(broker.browse("q", null, null, page1.get(1).seq(), 2)).extracting(Message::id)
+        .containsExactly(c);
+    assertThat(broker.message("q", c).contentType()).isEqualTo(ContentType.TEXT);
+  }
+
+  @Test
+  void unknownQueueIsAnError() {
+    assertThatThrownBy(() -> publish("nope", "1"))
+        .isInstanceOf(BrokerException.QueueNotFound.class);
+    assertThatThrownBy(() -> receive("nope", 1))
+        .isInstanceOf(BrokerException.QueueNotFound.class);
+  }
+
+  @Test
+  void messagesLeasesAndQueuesSurviveARestart() {
+    broker.putQueue("q", new QueueSettingsPatch(null, null, 7, null, null, null, List.of("t")));
+    String a = publish("q", "1");
+    String b = publish("q", "2");
+    Delivery leased = receive("q", 1).get(0);
+    restart();
+    assertThat(broker.settings("q").maxAttempts()).isEqualTo(7);
+    assertThat(broker.settings("q").consumerTokens()).containsExactly("t");
+    assertThat(broker.stats("q").counts().leased()).isEqualTo(1);
+    assertThat(broker.stats("q").counts().ready()).isEqualTo(1);
+    assertThat(receive("q", 10)).extracting(d -> d.message().id()).containsExactly(b);
+    assertThat(one(broker.settle().ack("q", List.of(leased.leaseId()), false)))
+        .isEqualTo(Outcome.ACKED);
+    assertThat(leased.message().id()).isEqualTo(a);
+  }
+
+  @Test
+  void concurrentConsumersNeverHoldTheSameMessage() throws Exception {
+    queue("q", null, null);
+    List<Publish> batch = new ArrayList<>();
+    for (int i = 0; i < 200; i++) {
+      batch.add(Publish.json("" + i));
+    }
+    broker.publish("q", batch);
+    broker.publish("q", batch);
+    Set<String> seen = ConcurrentHashMap.newKeySet();
+    List<String> duplicates = new ArrayList<>();
+    try (var pool = Executors.newVirtualThreadPerTaskExecutor()) {
+      List<Future<?>> fs = new ArrayList<>();
+      for (int c = 0; c < 8; c++) {
+        fs.add(pool.submit(() -> {
+          for (int round = 0; round < 20; round++) {
+            for (Delivery d : receive("q", 7)) {
+              if (!seen.add(d.message().id())) {
+                synchronized (duplicates) {
+                  duplicates.add(d.message().id());
+                }
+              }
+            }
+          }
+          return null;
+        }));
+      }
+      for (Future<?> f : fs) {
+        f.get();
+      }
+    }
+    assertThat(duplicates).isEmpty();
+    assertThat(seen).hasSize(400);
+  }
+
+  @Test
+  void longPollIsWokenByAPublish() throws Exception {
+    queue("q", null, null);
+    try (var pool = Executors.newVirtualThreadPerTaskExecutor()) {
+      Future<List<Delivery>> waiting =
+          pool.submit(() -> broker.receive("q", 1, Duration.ofSeconds(20), null));
+      // The receive is parked (or about to be); a publish must reach it well before its wait ends.
+      Instant before = Instant.now();
+      while (waiting.state() == Future.State.RUNNING
+          && Duration.between(before, Instant.now()).toMillis() < 50) {
+        Thread.onSpinWait();
+      }
+      String id = publish("q", "1");
+      List<Delivery> got = waiting.get(10, java.util.concurrent.TimeUnit.SECONDS);
+      assertThat(got).extracting(d -> d.message().id()).containsExactly(id);
+    }
+  }
+
+  @Test
+  void countsFollowEveryTransition() {
+    queue("q", 1, null);
+    publish("q", "1");
+    publish("q", "2");
+    broker.publish("q", List.of(new Publish(ContentType.JSON, "3".getBytes(), null, null,
+        Duration.ofSeconds(60), null, null, null)));
+    QueueStatsAssert.of(broker.stats("q").counts()).is(2, 1, 0, 0);
+    Delivery d = receive("q", 1).get(0);
+    QueueStatsAssert.of(broker.stats("q").counts()).is(1, 1, 1, 0);
+    broker.settle().nack("q", List.of(d.leaseId()), Duration.ZERO);
+    QueueStatsAssert.of(broker.stats("q").counts()).is(1, 1, 0, 0);
+    assertThat(broker.stats("q").dead()).isEqualTo(1);
+    assertThat(broker.stats("q.dlq").counts().ready()).isEqualTo(1);
+    restart();
+    QueueStatsAssert.of(broker.stats("q").counts()).is(1, 1, 0, 0);
+    assertThat(broker.stats("q").dead()).isEqualTo(1);
+  }
+
+  /** Compact assertion of (ready, delayed, leased, expired). */
+  record QueueStatsAssert(QueueCounts c) {
+    static QueueStatsAssert of(QueueCounts c) {
+      return new QueueStatsAssert(c);
+    }
+
+    void is(long ready, long delayed, long leased, long expired) {
+      assertThat(List.of(c.ready(), c.delayed(), c.leased(), c.expired()))
+          .as("ready, delayed, leased, expired")
+          .containsExactly(ready, delayed, leased, expired);
+    }
+  }
+}
