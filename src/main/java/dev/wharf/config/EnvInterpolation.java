@@ -55,7 +55,7 @@ final class EnvInterpolation {
     try {
       return apply(text);
     } catch (IllegalArgumentException e) {
-      problems.add(path, e.getMessage());
+      problems.addFinal(path, e.getMessage());
       return text;
     }
   }
