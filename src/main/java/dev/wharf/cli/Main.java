@@ -13,6 +13,7 @@ import picocli.CommandLine.Command;
     version = "wharf 0.1.0",
     description = "A durable inbox for webhooks and jobs.",
     subcommands = {
+      ServeCommand.class,
       ConfigCommand.class,
       QueuesCommand.class,
       PublishCommand.class,
