@@ -54,6 +54,14 @@ public final class WharfApp implements AutoCloseable {
       step = "listen on " + config.server().host() + ":" + config.server().port();
       WharfHttp http = WharfHttp.start(broker, registry, config.httpSettings());
       started.push(http);
+      // Helidon logs a failed bind and returns a stopped server rather than throwing.
+      if (http.port() < 1) {
+        throw new StartupException(
+            "cannot "
+                + step
+                + ": the address is in use or not available (see the server log above)",
+            null);
+      }
       return new WharfApp(config, broker, http, started);
     } catch (RuntimeException e) {
       closeAll(started);

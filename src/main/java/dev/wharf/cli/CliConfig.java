@@ -30,6 +30,9 @@ final class CliConfig {
     if (file == null) {
       return WharfConfig.defaults();
     }
+    if (!Files.exists(file)) {
+      throw new CliException(CliException.FAILED, "no config file at " + file);
+    }
     try {
       return new ConfigLoader(env).load(file);
     } catch (ConfigException e) {

@@ -5,6 +5,8 @@ import dev.wharf.app.WharfApp;
 import dev.wharf.config.WharfConfig;
 import java.nio.file.Path;
 import java.util.concurrent.CountDownLatch;
+import java.util.logging.Level;
+import java.util.logging.Logger;
 import picocli.CommandLine.Command;
 import picocli.CommandLine.Option;
 import picocli.CommandLine.ParentCommand;
@@ -14,6 +16,9 @@ import picocli.CommandLine.Model.CommandSpec;
 /** {@code wharf serve}: run the server until SIGTERM/SIGINT. */
 @Command(name = "serve", mixinStandardHelpOptions = true, description = "Run the Wharf server.")
 final class ServeCommand implements Runnable {
+  // Held strongly: java.util.logging forgets the level of a logger nobody references.
+  private static final Logger HELIDON = Logger.getLogger("io.helidon");
+
   @ParentCommand Main main;
   @Spec CommandSpec spec;
 
@@ -26,6 +31,10 @@ final class ServeCommand implements Runnable {
   @Override
   public void run() {
     WharfConfig cfg = CliConfig.load(config, main.env);
+    // The one start line below says what matters; the server's own start-up chatter is noise.
+    if (!main.env.containsKey("WHARF_VERBOSE")) {
+      HELIDON.setLevel(Level.WARNING);
+    }
     WharfApp app;
     try {
       app = WharfApp.start(cfg);
@@ -41,6 +50,8 @@ final class ServeCommand implements Runnable {
                 .unstarted(
                     () -> {
                       app.close();
+                      spec.commandLine().getOut().println("wharf stopped");
+                      spec.commandLine().getOut().flush();
                       stopped.countDown();
                     }));
     spec.commandLine().getOut().println(app.startLine());

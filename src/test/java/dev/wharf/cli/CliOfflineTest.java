@@ -156,6 +156,19 @@ class CliOfflineTest {
   }
 
   @Test
+  void serveStopsWithOneLineWhenItCannotStart() throws Exception {
+    CliRun missing = CliRun.run("serve", "-c", dir.resolve("none.yaml").toString());
+    assertThat(missing.exitCode()).isEqualTo(1);
+    assertThat(missing.err()).isEqualTo("wharf: no config file at " + dir.resolve("none.yaml") + "\n");
+    Path pg = dir.resolve("pg.yaml");
+    Files.writeString(pg, "storage:\n  kind: postgres\n  url: jdbc:postgresql://localhost/w\n");
+    CliRun r = CliRun.run("serve", "-c", pg.toString());
+    assertThat(r.exitCode()).isEqualTo(1);
+    assertThat(r.err())
+        .isEqualTo("wharf: storage kind postgres is not available in this build yet; use kind: sqlite\n");
+  }
+
+  @Test
   void unknownCommandIsAUsageError() {
     CliRun r = CliRun.run("queues", "frobnicate");
     assertThat(r.exitCode()).isEqualTo(Main.USAGE);
