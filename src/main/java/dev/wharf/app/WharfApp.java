@@ -13,9 +13,9 @@ import java.util.ArrayDeque;
 import java.util.Deque;
 
 /**
- * The composition root: config → store → broker → configured queues → HTTP server. {@link
- * #close()} takes them down in the reverse order, so in-flight requests finish before the broker
- * and the database go away.
+ * The composition root: config → store → broker → configured queues → HTTP server. {@link #close()}
+ * takes them down in the reverse order, so in-flight requests finish before the broker and the
+ * database go away.
  */
 public final class WharfApp implements AutoCloseable {
   private final WharfConfig config;

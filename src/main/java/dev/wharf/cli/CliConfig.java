@@ -8,9 +8,9 @@ import java.nio.file.Path;
 import java.util.Map;
 
 /**
- * Finds the config a command runs with. An explicit {@code -c} file must exist; without one,
- * {@code ./wharf.yaml} is used when present and the defaults otherwise, so a bare {@code wharf
- * serve} works out of the box.
+ * Finds the config a command runs with. An explicit {@code -c} file must exist; without one, {@code
+ * ./wharf.yaml} is used when present and the defaults otherwise, so a bare {@code wharf serve}
+ * works out of the box.
  */
 final class CliConfig {
   static final Path DEFAULT_FILE = Path.of("wharf.yaml");

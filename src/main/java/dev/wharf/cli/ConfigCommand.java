@@ -8,10 +8,10 @@ import dev.wharf.config.WharfConfig;
 import java.io.PrintWriter;
 import java.nio.file.Path;
 import picocli.CommandLine.Command;
+import picocli.CommandLine.Model.CommandSpec;
 import picocli.CommandLine.Option;
 import picocli.CommandLine.ParentCommand;
 import picocli.CommandLine.Spec;
-import picocli.CommandLine.Model.CommandSpec;
 
 /** {@code wharf config check}: validate a config file without starting anything. */
 @Command(
@@ -82,8 +82,7 @@ final class ConfigCommand implements Runnable {
           queues.append(" (dlq ").append(q.settings().deadLetterQueue()).append(')');
         }
       }
-      out.println(
-          "  queues:  " + cfg.queues().size() + (queues.isEmpty() ? "" : ": " + queues));
+      out.println("  queues:  " + cfg.queues().size() + (queues.isEmpty() ? "" : ": " + queues));
       out.println("  sources: " + cfg.sources().size());
     }
   }

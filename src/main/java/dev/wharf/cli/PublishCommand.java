@@ -16,11 +16,11 @@ import java.util.Map;
 import picocli.CommandLine.ArgGroup;
 import picocli.CommandLine.Command;
 import picocli.CommandLine.Mixin;
+import picocli.CommandLine.Model.CommandSpec;
 import picocli.CommandLine.Option;
 import picocli.CommandLine.Parameters;
 import picocli.CommandLine.ParentCommand;
 import picocli.CommandLine.Spec;
-import picocli.CommandLine.Model.CommandSpec;
 
 /** {@code wharf publish Q}: put one message on a queue of a running server. */
 @Command(
@@ -85,7 +85,9 @@ final class PublishCommand implements Runnable {
       request.put("idempotency_key", idempotencyKey);
     }
     JsonNode answer =
-        client.client(main.env).post("/v1/queues/" + WharfClient.segment(queue) + "/messages", request);
+        client
+            .client(main.env)
+            .post("/v1/queues/" + WharfClient.segment(queue) + "/messages", request);
     var out = spec.commandLine().getOut();
     if (client.json) {
       out.println(answer.toPrettyString());
@@ -93,7 +95,9 @@ final class PublishCommand implements Runnable {
       String note =
           answer.path("duplicate").asBoolean()
               ? " (duplicate of an earlier publish)"
-              : answer.path("replaced").asBoolean() ? " (replaced the ready message with that key)" : "";
+              : answer.path("replaced").asBoolean()
+                  ? " (replaced the ready message with that key)"
+                  : "";
       out.println("published " + answer.path("id").asText() + " to " + queue + note);
     }
     out.flush();

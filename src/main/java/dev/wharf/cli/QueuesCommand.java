@@ -9,11 +9,11 @@ import java.io.PrintWriter;
 import java.util.List;
 import picocli.CommandLine.Command;
 import picocli.CommandLine.Mixin;
+import picocli.CommandLine.Model.CommandSpec;
 import picocli.CommandLine.Option;
 import picocli.CommandLine.Parameters;
 import picocli.CommandLine.ParentCommand;
 import picocli.CommandLine.Spec;
-import picocli.CommandLine.Model.CommandSpec;
 
 /** {@code wharf queues …}: look into queues and their dead letters on a running server. */
 @Command(
@@ -90,11 +90,15 @@ final class QueuesCommand implements Runnable {
     out.println("queue " + text(q, "name"));
     out.println();
     Table settings = new Table("SETTING", "VALUE");
-    q.path("settings").fields().forEachRemaining(e -> settings.row(e.getKey(), text(q.path("settings"), e.getKey())));
+    q.path("settings")
+        .fields()
+        .forEachRemaining(e -> settings.row(e.getKey(), text(q.path("settings"), e.getKey())));
     settings.print(out);
     out.println();
     Table stats = new Table("STAT", "VALUE");
-    q.path("stats").fields().forEachRemaining(e -> stats.row(e.getKey(), text(q.path("stats"), e.getKey())));
+    q.path("stats")
+        .fields()
+        .forEachRemaining(e -> stats.row(e.getKey(), text(q.path("stats"), e.getKey())));
     stats.print(out);
     out.println();
     printMessages(messages.path("messages"), "no messages");
@@ -170,7 +174,8 @@ final class QueuesCommand implements Runnable {
           CliException.FAILED,
           "drain deletes every message of " + queue + " and cannot be undone; add --force");
     }
-    JsonNode answer = o.client(main.env).post(path(queue) + "/purge", WharfClient.JSON.createObjectNode());
+    JsonNode answer =
+        o.client(main.env).post(path(queue) + "/purge", WharfClient.JSON.createObjectNode());
     if (o.json) {
       printJson(answer);
       return;

@@ -8,10 +8,10 @@ import java.util.concurrent.CountDownLatch;
 import java.util.logging.Level;
 import java.util.logging.Logger;
 import picocli.CommandLine.Command;
+import picocli.CommandLine.Model.CommandSpec;
 import picocli.CommandLine.Option;
 import picocli.CommandLine.ParentCommand;
 import picocli.CommandLine.Spec;
-import picocli.CommandLine.Model.CommandSpec;
 
 /** {@code wharf serve}: run the server until SIGTERM/SIGINT. */
 @Command(name = "serve", mixinStandardHelpOptions = true, description = "Run the Wharf server.")

@@ -66,7 +66,9 @@ final class WharfClient {
       throw new CliException(CliException.FAILED, "not a valid server URL: " + baseUrl);
     }
     HttpRequest.Builder b =
-        HttpRequest.newBuilder(uri).timeout(Duration.ofSeconds(60)).header("Accept", "application/json");
+        HttpRequest.newBuilder(uri)
+            .timeout(Duration.ofSeconds(60))
+            .header("Accept", "application/json");
     if (token != null && !token.isEmpty()) {
       b.header("Authorization", "Bearer " + token);
     }
@@ -89,7 +91,8 @@ final class WharfClient {
       String detail =
           body != null && body.hasNonNull("detail") ? body.get("detail").asText() : response.body();
       throw new CliException(
-          CliException.FAILED, "server answered " + response.statusCode() + " " + code + ": " + detail);
+          CliException.FAILED,
+          "server answered " + response.statusCode() + " " + code + ": " + detail);
     }
     return body == null ? JSON.createObjectNode() : body;
   }

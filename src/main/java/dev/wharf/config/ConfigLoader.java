@@ -79,15 +79,19 @@ public final class ConfigLoader {
     Map<String, JsonNode> sources = mapOfMaps(top, "sources");
     Map<String, QueueConfig> queues = new LinkedHashMap<>();
     ConfigNode queuesNode = top.map("queues");
-    queuesNode.entries().forEach((name, value) -> {
-      ConfigNode q = ConfigNode.of(value, queuesNode.pathOf(name), top.problems());
-      QueueConfig queue = QueueConfig.read(name, q);
-      String source = queue.ingest().source();
-      if (source != null && !sources.containsKey(source)) {
-        top.problems().add(q.pathOf("source"), "no source named \"" + source + "\" in sources");
-      }
-      queues.put(name, queue);
-    });
+    queuesNode
+        .entries()
+        .forEach(
+            (name, value) -> {
+              ConfigNode q = ConfigNode.of(value, queuesNode.pathOf(name), top.problems());
+              QueueConfig queue = QueueConfig.read(name, q);
+              String source = queue.ingest().source();
+              if (source != null && !sources.containsKey(source)) {
+                top.problems()
+                    .add(q.pathOf("source"), "no source named \"" + source + "\" in sources");
+              }
+              queues.put(name, queue);
+            });
     JsonNode pullApi = checkedMap(top, "pull_api");
     JsonNode push = checkedMap(top, "push");
     top.rejectUnknown();
@@ -107,16 +111,19 @@ public final class ConfigLoader {
   private static Map<String, JsonNode> mapOfMaps(ConfigNode top, String key) {
     Map<String, JsonNode> out = new LinkedHashMap<>();
     ConfigNode section = top.map(key);
-    section.entries().forEach((name, value) -> {
-      if (value == null || value.isNull()) {
-        out.put(name, YAML.createObjectNode());
-      } else if (value.isObject()) {
-        out.put(name, value);
-      } else {
-        top.problems()
-            .add(section.pathOf(name), "expected a map, got " + ConfigNode.describe(value));
-      }
-    });
+    section
+        .entries()
+        .forEach(
+            (name, value) -> {
+              if (value == null || value.isNull()) {
+                out.put(name, YAML.createObjectNode());
+              } else if (value.isObject()) {
+                out.put(name, value);
+              } else {
+                top.problems()
+                    .add(section.pathOf(name), "expected a map, got " + ConfigNode.describe(value));
+              }
+            });
     return out;
   }
 

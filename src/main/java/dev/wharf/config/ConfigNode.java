@@ -12,9 +12,9 @@ import java.util.Map;
 import java.util.Set;
 
 /**
- * One map of the config file, read key by key. Every reader records the key as known and reports
- * a bad value under its path, returning the default so reading goes on and every problem in the
- * file is found in one pass. {@link #rejectUnknown()} then names the keys nobody asked for.
+ * One map of the config file, read key by key. Every reader records the key as known and reports a
+ * bad value under its path, returning the default so reading goes on and every problem in the file
+ * is found in one pass. {@link #rejectUnknown()} then names the keys nobody asked for.
  */
 final class ConfigNode {
   private final ObjectNode node;
@@ -70,10 +70,12 @@ final class ConfigNode {
   /** Keys in file order; the caller reads each entry (it marks them all as known). */
   Map<String, JsonNode> entries() {
     Map<String, JsonNode> out = new LinkedHashMap<>();
-    node.fields().forEachRemaining(e -> {
-      known.add(e.getKey());
-      out.put(e.getKey(), e.getValue());
-    });
+    node.fields()
+        .forEachRemaining(
+            e -> {
+              known.add(e.getKey());
+              out.put(e.getKey(), e.getValue());
+            });
     return out;
   }
 
@@ -190,12 +192,16 @@ final class ConfigNode {
 
   /** Reports every key that no reader asked for, suggesting a close known key when there is one. */
   void rejectUnknown() {
-    node.fieldNames().forEachRemaining(key -> {
-      if (!known.contains(key)) {
-        String hint = Suggest.closest(key, known);
-        problems.add(pathOf(key), "unknown key" + (hint == null ? "" : " (did you mean " + hint + "?)"));
-      }
-    });
+    node.fieldNames()
+        .forEachRemaining(
+            key -> {
+              if (!known.contains(key)) {
+                String hint = Suggest.closest(key, known);
+                problems.add(
+                    pathOf(key),
+                    "unknown key" + (hint == null ? "" : " (did you mean " + hint + "?)"));
+              }
+            });
   }
 
   static String describe(JsonNode v) {

@@ -13,7 +13,8 @@ public record QueueConfig(String name, QueueSettings settings, QueueIngest inges
     QueueSettings d = QueueSettings.defaultsFor(name);
     Duration visibility = n.duration("visibility_timeout", d.visibilityTimeout());
     Duration maxVisibility = n.duration("max_visibility_timeout", d.maxVisibilityTimeout());
-    int maxAttempts = n.integer("max_attempts", d.maxAttempts(), Integer.MIN_VALUE, Integer.MAX_VALUE);
+    int maxAttempts =
+        n.integer("max_attempts", d.maxAttempts(), Integer.MIN_VALUE, Integer.MAX_VALUE);
     String dlq = deadLetterQueue(n, d.deadLetterQueue());
     Duration delay = n.duration("delay", d.delay());
     Duration ttl = n.duration("ttl", d.ttl());

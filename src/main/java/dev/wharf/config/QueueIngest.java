@@ -11,7 +11,8 @@ import java.util.List;
  * @param filter a JSONPath filter expression; null = none
  * @param idempotencyKey a JSONPath to the deduplication key; null = none
  */
-public record QueueIngest(String source, List<String> events, String filter, String idempotencyKey) {
+public record QueueIngest(
+    String source, List<String> events, String filter, String idempotencyKey) {
 
   public QueueIngest {
     events = List.copyOf(events);

@@ -56,7 +56,9 @@ public sealed interface StorageConfig {
             && !url.startsWith("postgres://")
             && !url.startsWith("postgresql://")) {
           n.problems()
-              .add(n.pathOf("url"), "expected jdbc:postgresql://… or postgres://…, got \"" + url + "\"");
+              .add(
+                  n.pathOf("url"),
+                  "expected jdbc:postgresql://… or postgres://…, got \"" + url + "\"");
         }
         String user = n.string("user", null);
         String password = n.string("password", null);

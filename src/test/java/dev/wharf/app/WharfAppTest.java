@@ -27,7 +27,8 @@ class WharfAppTest {
   @Test
   void startsServesAndKeepsDataAcrossRestarts() throws Exception {
     WharfConfig cfg =
-        config("server: {port: 0}\nstorage: {path: '" + dir.resolve("w.db") + "'}\nqueues: {q: {}}\n");
+        config(
+            "server: {port: 0}\nstorage: {path: '" + dir.resolve("w.db") + "'}\nqueues: {q: {}}\n");
     HttpClient client = HttpClient.newHttpClient();
     try (WharfApp app = WharfApp.start(cfg)) {
       HttpResponse<String> health =
@@ -53,7 +54,9 @@ class WharfAppTest {
           .hasMessageStartingWith("cannot listen on 127.0.0.1:" + port + ": the address is in use");
     }
     // The store was closed on the way out: the same file opens again.
-    try (WharfApp app = WharfApp.start(config("server: {port: 0}\nstorage: {path: '" + dir.resolve("b.db") + "'}\n"))) {
+    try (WharfApp app =
+        WharfApp.start(
+            config("server: {port: 0}\nstorage: {path: '" + dir.resolve("b.db") + "'}\n"))) {
       assertThat(app.port()).isPositive();
     }
   }
@@ -61,7 +64,9 @@ class WharfAppTest {
   @Test
   void postgresSaysPlainlyThatItIsNotAvailableYet() {
     assertThatThrownBy(
-            () -> StoreFactory.create(new StorageConfig.Postgres("jdbc:postgresql://x/y", "u", "p", 5)))
+            () ->
+                StoreFactory.create(
+                    new StorageConfig.Postgres("jdbc:postgresql://x/y", "u", "p", 5)))
         .isInstanceOf(StartupException.class)
         .hasMessage("storage kind postgres is not available in this build yet; use kind: sqlite");
   }

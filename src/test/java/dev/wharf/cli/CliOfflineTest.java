@@ -43,7 +43,12 @@ class CliOfflineTest {
     assertThat(r.err()).contains("http://127.0.0.1:" + port + " (connection refused)");
     CliRun e =
         CliRun.run(
-            Map.of("WHARF_URL", "http://127.0.0.1:" + port + "/"), "", "publish", "q", "--text", "x");
+            Map.of("WHARF_URL", "http://127.0.0.1:" + port + "/"),
+            "",
+            "publish",
+            "q",
+            "--text",
+            "x");
     assertThat(e.exitCode()).isEqualTo(2);
     assertThat(e.err()).contains("at http://127.0.0.1:" + port + " (");
   }
@@ -68,7 +73,8 @@ class CliOfflineTest {
     CliRun bad = CliRun.run("publish", "q", "--data", "{nope", "--url", "http://127.0.0.1:1");
     assertThat(bad.exitCode()).isEqualTo(1);
     assertThat(bad.err()).isEqualTo("wharf: --data is not valid JSON: {nope\n");
-    CliRun delay = CliRun.run("publish", "q", "--text", "x", "--delay", "soon", "--url", "http://127.0.0.1:1");
+    CliRun delay =
+        CliRun.run("publish", "q", "--text", "x", "--delay", "soon", "--url", "http://127.0.0.1:1");
     assertThat(delay.exitCode()).isEqualTo(1);
     assertThat(delay.err()).isEqualTo("wharf: --delay: not a duration: \"soon\"\n");
     CliRun both = CliRun.run("publish", "q", "--text", "x", "--data", "1");
@@ -159,13 +165,15 @@ class CliOfflineTest {
   void serveStopsWithOneLineWhenItCannotStart() throws Exception {
     CliRun missing = CliRun.run("serve", "-c", dir.resolve("none.yaml").toString());
     assertThat(missing.exitCode()).isEqualTo(1);
-    assertThat(missing.err()).isEqualTo("wharf: no config file at " + dir.resolve("none.yaml") + "\n");
+    assertThat(missing.err())
+        .isEqualTo("wharf: no config file at " + dir.resolve("none.yaml") + "\n");
     Path pg = dir.resolve("pg.yaml");
     Files.writeString(pg, "storage:\n  kind: postgres\n  url: jdbc:postgresql://localhost/w\n");
     CliRun r = CliRun.run("serve", "-c", pg.toString());
     assertThat(r.exitCode()).isEqualTo(1);
     assertThat(r.err())
-        .isEqualTo("wharf: storage kind postgres is not available in this build yet; use kind: sqlite\n");
+        .isEqualTo(
+            "wharf: storage kind postgres is not available in this build yet; use kind: sqlite\n");
   }
 
   @Test

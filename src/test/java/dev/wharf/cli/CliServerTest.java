@@ -119,8 +119,16 @@ class CliServerTest {
   void publishOptionsReachTheMessage() throws Exception {
     CliRun r =
         wharf(
-            "publish", "billing", "--data", "{\"invoice\":42}", "--header", "x-source=cli",
-            "--key", "inv-42", "--idempotency-key", "evt-1");
+            "publish",
+            "billing",
+            "--data",
+            "{\"invoice\":42}",
+            "--header",
+            "x-source=cli",
+            "--key",
+            "inv-42",
+            "--idempotency-key",
+            "evt-1");
     assertThat(r.exitCode()).as(r.err()).isZero();
     assertThat(r.out()).matches("published \\S+ to billing\\n");
     CliRun again = wharf("publish", "billing", "--data", "{}", "--idempotency-key", "evt-1");
@@ -190,7 +198,8 @@ class CliServerTest {
     assertThat(one.out()).isEqualTo("moved 1 dead message back to billing\n");
     CliRun rest = wharf("queues", "retry", "billing");
     assertThat(rest.out()).isEqualTo("moved 1 dead message back to billing\n");
-    assertThat(wharf("queues", "dlq", "billing").out()).isEqualTo("no dead messages from billing\n");
+    assertThat(wharf("queues", "dlq", "billing").out())
+        .isEqualTo("no dead messages from billing\n");
 
     CliRun drain = wharf("queues", "drain", "billing", "--force");
     assertThat(drain.out()).isEqualTo("deleted 2 messages from billing\n");

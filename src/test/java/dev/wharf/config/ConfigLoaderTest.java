@@ -285,8 +285,7 @@ class ConfigLoaderTest {
     assertThat(c.queues().get("b").settings().deadLetterQueue()).isNull();
     assertThat(c.queues().get("c").settings().deadLetterQueue()).isEqualTo("a");
     assertThat(errors("queues:\n  d: {dead_letter_queue: d}\n"))
-        .containsExactly(
-            "queues.d.dead_letter_queue: a queue cannot be its own dead-letter queue");
+        .containsExactly("queues.d.dead_letter_queue: a queue cannot be its own dead-letter queue");
   }
 
   @Test
@@ -298,9 +297,11 @@ class ConfigLoaderTest {
   void sizesAndDurationsInTheirForms() {
     assertThat(parse("server: {max_body: 2048}").server().maxBodyBytes()).isEqualTo(2048);
     assertThat(parse("server: {max_body: 2mb}").server().maxBodyBytes()).isEqualTo(2 << 20);
-    assertThat(parse("server: {max_wait: 250ms}").server().maxWait()).isEqualTo(Duration.ofMillis(250));
+    assertThat(parse("server: {max_wait: 250ms}").server().maxWait())
+        .isEqualTo(Duration.ofMillis(250));
     assertThat(parse("server: {max_wait: 5m}").server().maxWait()).isEqualTo(Duration.ofMinutes(5));
-    assertThat(parse("server: {max_wait: 12}").server().maxWait()).isEqualTo(Duration.ofSeconds(12));
+    assertThat(parse("server: {max_wait: 12}").server().maxWait())
+        .isEqualTo(Duration.ofSeconds(12));
     assertThat(errors("server: {max_body: 10}"))
         .containsExactly("server.max_body: must be between 1KB and 1GB");
     assertThat(errors("server: {max_wait: 1h}"))
@@ -314,7 +315,9 @@ class ConfigLoaderTest {
     assertThat(errors("server:\n  port: 1\n  port: 2\n").get(0))
         .startsWith("wharf.yaml: line 3")
         .contains("Duplicate field 'port'");
-    assertThat(errors("server: [\n").get(0)).startsWith("wharf.yaml: line ").contains("not valid YAML");
+    assertThat(errors("server: [\n").get(0))
+        .startsWith("wharf.yaml: line ")
+        .contains("not valid YAML");
     assertThat(errors("- a\n- b\n")).containsExactly("expected a map, got a list");
   }
 
