@@ -135,6 +135,24 @@ class LongPollAndStreamTest {
     assertThat(got.json().at("/messages/0/attempt").asInt()).isEqualTo(1);
   }
 
+  @Test
+  void closingTheServerEndsOpenStreamsPromptly() throws Exception {
+    server.close();
+    server = new TestServer(Files.createDirectories(dir.resolve("long")), null, false, "127.0.0.1",
+        Duration.ofSeconds(25));
+    server.api.put("/v1/queues/w", "{}");
+    HttpResponse<Stream<String>> res =
+        server.api.client.send(
+            server.api.request("/v1/queues/w/stream").GET().build(), BodyHandlers.ofLines());
+    try (Stream<String> lines = res.body()) {
+      assertThat(res.statusCode()).isEqualTo(200);
+      assertThat(nextLine(lines.iterator())).isEqualTo(": keepalive");
+      long started = System.nanoTime();
+      CompletableFuture.runAsync(server::close).get(10, TimeUnit.SECONDS);
+      assertThat(Duration.ofNanos(System.nanoTime() - started)).isLessThan(Duration.ofSeconds(10));
+    }
+  }
+
   /** The next line, failing the test instead of hanging when none comes within a bound. */
   private static String nextLine(Iterator<String> it) throws Exception {
     return CompletableFuture.supplyAsync(it::next).get(10, TimeUnit.SECONDS);
