@@ -45,7 +45,7 @@ public final class DeadLetterService implements HttpService {
     long after = q.nonNegativeLong("after", 0);
     Instant now = broker.now();
     List<Message> page =
-        MessagesService.asParam(() -> broker.deadLetters(queue, after, limit));
+        Routes.asParam(() -> broker.deadLetters(queue, after, limit));
     Replies.send(res, 200, MessageJson.page(page, limit, now));
   }
 

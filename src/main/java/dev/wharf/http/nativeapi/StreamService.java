@@ -57,7 +57,7 @@ public final class StreamService implements HttpService {
     Duration visibility = q.duration("visibility_timeout");
     // A first claim that does not wait: bad parameters and unknown queues are still plain 4xx.
     List<Delivery> batch =
-        MessagesService.asParam(() -> broker.receive(queue, max, Duration.ZERO, visibility));
+        Routes.asParam(() -> broker.receive(queue, max, Duration.ZERO, visibility));
     SseSink sink;
     try {
       sink = res.sink(SseSink.TYPE);
