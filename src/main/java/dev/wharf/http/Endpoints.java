@@ -11,6 +11,7 @@ import io.helidon.webserver.http.ServerResponse;
 import java.util.LinkedHashMap;
 import java.util.Map;
 import java.util.StringJoiner;
+import java.util.concurrent.ConcurrentHashMap;
 import java.util.logging.Level;
 import java.util.logging.Logger;
 
@@ -33,6 +34,7 @@ public final class Endpoints {
   private final Auth auth;
   private final HttpMetrics metrics;
   private final Map<String, StringJoiner> methodsByTemplate = new LinkedHashMap<>();
+  private final Map<String, HttpMetrics.Route> fallbackTimers = new ConcurrentHashMap<>();
 
   public Endpoints(Broker broker, Auth auth, HttpMetrics metrics) {
     this.broker = broker;
@@ -44,7 +46,7 @@ public final class Endpoints {
     methodsByTemplate
         .computeIfAbsent(template, t -> new StringJoiner(", "))
         .add(method.text());
-    String methodName = method.text();
+    HttpMetrics.Route timer = metrics.route(template, method.text());
     rules.route(
         method,
         template,
@@ -56,7 +58,7 @@ public final class Endpoints {
           } catch (Exception e) {
             fail(res, e);
           } finally {
-            metrics.record(template, methodName, res.status().code(), System.nanoTime() - started);
+            timer.record(res.status().code(), System.nanoTime() - started);
           }
         });
   }
@@ -91,7 +93,10 @@ public final class Endpoints {
   private void answer(ServerRequest req, ServerResponse res, String template, ApiError e) {
     long started = System.nanoTime();
     Replies.error(res, e);
-    metrics.record(template, req.prologue().method().text(), e.status(), System.nanoTime() - started);
+    String method = req.prologue().method().text();
+    fallbackTimers
+        .computeIfAbsent(template + ' ' + method, k -> metrics.route(template, method))
+        .record(e.status(), System.nanoTime() - started);
   }
 
   private void authorise(ServerRequest req, Guard guard) {
