@@ -57,8 +57,12 @@ public final class RequestBodies {
     if (!req.content().hasEntity()) {
       return new byte[0];
     }
-    // A chunked body declares no length: stop reading one byte past the limit.
-    int cap = (int) Math.min(Integer.MAX_VALUE - 8, maxBytes + 1);
+    // A declared length is read into one exact buffer; a chunked body declares none, so reading
+    // stops one byte past the limit.
+    int cap =
+        declared.isPresent()
+            ? (int) declared.getAsLong()
+            : (int) Math.min(Integer.MAX_VALUE - 8, maxBytes + 1);
     try (InputStream in = req.content().inputStream()) {
       byte[] bytes = in.readNBytes(cap);
       if (bytes.length > maxBytes) {
