@@ -3,6 +3,7 @@ package dev.wharf.http;
 import static org.assertj.core.api.Assertions.assertThat;
 
 import com.fasterxml.jackson.databind.JsonNode;
+import dev.wharf.core.BrokerOptions;
 import dev.wharf.http.Api.Reply;
 import java.io.BufferedReader;
 import java.io.InputStreamReader;
@@ -151,6 +152,23 @@ class LongPollAndStreamTest {
       CompletableFuture.runAsync(server::close).get(10, TimeUnit.SECONDS);
       assertThat(Duration.ofNanos(System.nanoTime() - started)).isLessThan(Duration.ofSeconds(10));
     }
+  }
+
+  @Test
+  void pastTheWaiterLimitALongPollIsToldToRetry() throws Exception {
+    server.close();
+    BrokerOptions none =
+        new BrokerOptions(Duration.ofSeconds(30), 0, 1000, Duration.ofHours(24), Duration.ofDays(1),
+            Duration.ofMinutes(5));
+    server = new TestServer(Files.createDirectories(dir.resolve("none")), null, false, "127.0.0.1",
+        Duration.ofSeconds(1), none);
+    server.api.put("/v1/queues/w", "{}");
+    Reply r = server.api.post("/v1/queues/w/receive", "{\"wait\": \"5s\"}");
+    assertThat(r.status()).isEqualTo(503);
+    assertThat(r.code()).isEqualTo("too_many_waiters");
+    assertThat(r.raw().headers().firstValue("retry-after")).hasValue("1");
+    // A receive that does not wait never parks, so it is still served.
+    assertThat(server.api.post("/v1/queues/w/receive", "{}").status()).isEqualTo(200);
   }
 
   /** The next line, failing the test instead of hanging when none comes within a bound. */

@@ -34,9 +34,19 @@ final class TestServer implements AutoCloseable {
   }
 
   TestServer(Path dir, String adminToken, boolean requireTokens, String host, Duration keepalive) {
+    this(dir, adminToken, requireTokens, host, keepalive, BrokerOptions.defaults());
+  }
+
+  TestServer(
+      Path dir,
+      String adminToken,
+      boolean requireTokens,
+      String host,
+      Duration keepalive,
+      BrokerOptions options) {
     store = new SqliteStore(dir.resolve("wharf.db"));
     store.start();
-    broker = new Broker(failable(store), clock, BrokerOptions.defaults(), registry);
+    broker = new Broker(failable(store), clock, options, registry);
     broker.startWithoutReapers();
     http =
         WharfHttp.start(
