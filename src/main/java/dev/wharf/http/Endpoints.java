@@ -43,9 +43,7 @@ public final class Endpoints {
   }
 
   public void add(HttpRules rules, Method method, String template, Guard guard, Handler handler) {
-    methodsByTemplate
-        .computeIfAbsent(template, t -> new StringJoiner(", "))
-        .add(method.text());
+    methodsByTemplate.computeIfAbsent(template, t -> new StringJoiner(", ")).add(method.text());
     HttpMetrics.Route timer = metrics.route(template, method.text());
     rules.route(
         method,
@@ -79,14 +77,22 @@ public final class Endpoints {
               template,
               (req, res) -> {
                 res.header(HeaderNames.ALLOW, allow);
-                answer(req, res, template,
-                    new ApiError(405, "method_not_allowed",
+                answer(
+                    req,
+                    res,
+                    template,
+                    new ApiError(
+                        405,
+                        "method_not_allowed",
                         req.prologue().method().text() + " is not allowed here; use " + allow));
               });
         });
     routing.any(
         (req, res) ->
-            answer(req, res, "unmatched",
+            answer(
+                req,
+                res,
+                "unmatched",
                 new ApiError(404, "not_found", "no route for " + req.path().path())));
   }
 

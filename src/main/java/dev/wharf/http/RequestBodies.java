@@ -75,7 +75,8 @@ public final class RequestBodies {
   }
 
   private ApiError tooLarge() {
-    return new ApiError(413, "body_too_large", "the body is over the limit of " + maxBytes + " bytes");
+    return new ApiError(
+        413, "body_too_large", "the body is over the limit of " + maxBytes + " bytes");
   }
 
   private static void checkMediaType(ServerRequest req) {
@@ -90,7 +91,9 @@ public final class RequestBodies {
             && (sub.equalsIgnoreCase("json") || sub.toLowerCase().endsWith("+json"));
     if (!json) {
       throw new ApiError(
-          415, "unsupported_media_type", "the body must be application/json, got " + type.get().text());
+          415,
+          "unsupported_media_type",
+          "the body must be application/json, got " + type.get().text());
     }
   }
 

@@ -67,14 +67,15 @@ class LongPollAndStreamTest {
             api.request("/v1/queues/w/stream?max=5&visibility_timeout=1m").GET().build(),
             BodyHandlers.ofLines());
     assertThat(res.statusCode()).isEqualTo(200);
-    assertThat(res.headers().firstValue("content-type")).hasValueSatisfying(
-        t -> assertThat(t).startsWith("text/event-stream"));
+    assertThat(res.headers().firstValue("content-type"))
+        .hasValueSatisfying(t -> assertThat(t).startsWith("text/event-stream"));
     try (Stream<String> lines = res.body()) {
       Iterator<String> it = lines.iterator();
       // An empty queue: the stream opens with a keepalive comment.
       assertThat(nextLine(it)).isEqualTo(": keepalive");
 
-      String id = api.post("/v1/queues/w/messages", "{\"body\": {\"n\": 7}}").json().get("id").asText();
+      String id =
+          api.post("/v1/queues/w/messages", "{\"body\": {\"n\": 7}}").json().get("id").asText();
       String event = null;
       String leaseId = null;
       String data = null;
@@ -113,16 +114,25 @@ class LongPollAndStreamTest {
   @Test
   void aMessageThatCouldNotBeWrittenToAGoneStreamIsReleasedAtOnce() throws Exception {
     server.close();
-    server = new TestServer(Files.createDirectories(dir.resolve("long")), null, false, "127.0.0.1", Duration.ofSeconds(25));
+    server =
+        new TestServer(
+            Files.createDirectories(dir.resolve("long")),
+            null,
+            false,
+            "127.0.0.1",
+            Duration.ofSeconds(25));
     api = server.api;
     api.put("/v1/queues/w", "{}");
     try (Socket socket = new Socket("127.0.0.1", server.http.port())) {
       socket.setSoTimeout(10_000);
-      socket.getOutputStream().write(
-          ("GET /v1/queues/w/stream?max=1&visibility_timeout=1m HTTP/1.1\r\nHost: t\r\n\r\n")
-              .getBytes(StandardCharsets.US_ASCII));
+      socket
+          .getOutputStream()
+          .write(
+              ("GET /v1/queues/w/stream?max=1&visibility_timeout=1m HTTP/1.1\r\nHost: t\r\n\r\n")
+                  .getBytes(StandardCharsets.US_ASCII));
       BufferedReader in =
-          new BufferedReader(new InputStreamReader(socket.getInputStream(), StandardCharsets.UTF_8));
+          new BufferedReader(
+              new InputStreamReader(socket.getInputStream(), StandardCharsets.UTF_8));
       // The opening keepalive: the stream is now parked waiting for a message.
       for (int i = 0; i < 20 && !": keepalive".equals(in.readLine()); i++) {}
       // Reset, not a polite close: the next write on the server side fails at once.
@@ -139,8 +149,13 @@ class LongPollAndStreamTest {
   @Test
   void closingTheServerEndsOpenStreamsPromptly() throws Exception {
     server.close();
-    server = new TestServer(Files.createDirectories(dir.resolve("long")), null, false, "127.0.0.1",
-        Duration.ofSeconds(25));
+    server =
+        new TestServer(
+            Files.createDirectories(dir.resolve("long")),
+            null,
+            false,
+            "127.0.0.1",
+            Duration.ofSeconds(25));
     server.api.put("/v1/queues/w", "{}");
     HttpResponse<Stream<String>> res =
         server.api.client.send(
@@ -158,10 +173,21 @@ class LongPollAndStreamTest {
   void pastTheWaiterLimitALongPollIsToldToRetry() throws Exception {
     server.close();
     BrokerOptions none =
-        new BrokerOptions(Duration.ofSeconds(30), 0, 1000, Duration.ofHours(24), Duration.ofDays(1),
+        new BrokerOptions(
+            Duration.ofSeconds(30),
+            0,
+            1000,
+            Duration.ofHours(24),
+            Duration.ofDays(1),
             Duration.ofMinutes(5));
-    server = new TestServer(Files.createDirectories(dir.resolve("none")), null, false, "127.0.0.1",
-        Duration.ofSeconds(1), none);
+    server =
+        new TestServer(
+            Files.createDirectories(dir.resolve("none")),
+            null,
+            false,
+            "127.0.0.1",
+            Duration.ofSeconds(1),
+            none);
     server.api.put("/v1/queues/w", "{}");
     Reply r = server.api.post("/v1/queues/w/receive", "{\"wait\": \"5s\"}");
     assertThat(r.status()).isEqualTo(503);

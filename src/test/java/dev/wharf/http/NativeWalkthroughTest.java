@@ -31,7 +31,8 @@ class NativeWalkthroughTest {
 
   @Test
   void publishReceiveAckNackUntilDeadThenRedrive() {
-    Reply created = api.put("/v1/queues/billing", "{\"max_attempts\": 2, \"visibility_timeout\": \"1m\"}");
+    Reply created =
+        api.put("/v1/queues/billing", "{\"max_attempts\": 2, \"visibility_timeout\": \"1m\"}");
     assertThat(created.status()).isEqualTo(201);
     assertThat(created.json().at("/settings/max_attempts").asInt()).isEqualTo(2);
     assertThat(created.json().at("/settings/visibility_timeout").asText()).isEqualTo("1m");
@@ -41,8 +42,8 @@ class NativeWalkthroughTest {
     Reply pub =
         api.post(
             "/v1/queues/billing/messages",
-            "{\"body\": {\"invoice\": 42, \"amount\": 1.10}, \"headers\": {\"x-source\": \"billing\"},"
-                + " \"metadata\": {\"tenant\": \"acme\"}}");
+            "{\"body\": {\"invoice\": 42, \"amount\": 1.10}, \"headers\": {\"x-source\":"
+                + " \"billing\"}, \"metadata\": {\"tenant\": \"acme\"}}");
     assertThat(pub.status()).isEqualTo(201);
     String id = pub.json().get("id").asText();
     assertThat(pub.json().get("duplicate").asBoolean()).isFalse();
@@ -69,8 +70,11 @@ class NativeWalkthroughTest {
     assertThat(again.json().at("/results/0/outcome").asText()).isEqualTo("acked");
 
     // Second message: nacked until its attempts run out, then it is in the DLQ.
-    String id2 = api.post("/v1/queues/billing/messages", "{\"body\": \"hello\", \"content_type\": \"text\"}")
-        .json().get("id").asText();
+    String id2 =
+        api.post("/v1/queues/billing/messages", "{\"body\": \"hello\", \"content_type\": \"text\"}")
+            .json()
+            .get("id")
+            .asText();
     JsonNode first = receiveOne("billing");
     assertThat(first.get("body").asText()).isEqualTo("hello");
     Reply nack = api.post("/v1/queues/billing/nack", "{\"lease_id\": \"" + lease(first) + "\"}");
@@ -79,7 +83,9 @@ class NativeWalkthroughTest {
     JsonNode second = receiveOne("billing");
     assertThat(second.get("attempt").asInt()).isEqualTo(2);
     Reply dead =
-        api.post("/v1/queues/billing/nack", "{\"lease_id\": \"" + lease(second) + "\", \"delay\": \"5s\"}");
+        api.post(
+            "/v1/queues/billing/nack",
+            "{\"lease_id\": \"" + lease(second) + "\", \"delay\": \"5s\"}");
     assertThat(dead.json().at("/results/0/outcome").asText()).isEqualTo("dead");
     assertThat(api.post("/v1/queues/billing/receive", "{}").json().get("messages")).isEmpty();
 
@@ -112,15 +118,21 @@ class NativeWalkthroughTest {
     assertThat(deferred.json().at("/results/0/outcome").asText()).isEqualTo("deferred");
     JsonNode m2 = receiveOne("jobs");
     assertThat(m2.get("attempt").asInt()).isEqualTo(1);
-    Reply extended = api.post("/v1/queues/jobs/extend", "{\"lease_id\": \"" + lease(m2) + "\", \"by\": \"2m\"}");
+    Reply extended =
+        api.post("/v1/queues/jobs/extend", "{\"lease_id\": \"" + lease(m2) + "\", \"by\": \"2m\"}");
     assertThat(extended.status()).isEqualTo(200);
     assertThat(extended.json().at("/results/0/outcome").asText()).isEqualTo("extended");
-    assertThat(extended.json().at("/results/0/lease_until").asText()).isEqualTo("2026-01-01T00:02:00Z");
+    assertThat(extended.json().at("/results/0/lease_until").asText())
+        .isEqualTo("2026-01-01T00:02:00Z");
     Reply dead =
-        api.post("/v1/queues/jobs/nack", "{\"lease_id\": \"" + lease(m2) + "\", \"dead\": true, \"reason\": \"poison\"}");
+        api.post(
+            "/v1/queues/jobs/nack",
+            "{\"lease_id\": \"" + lease(m2) + "\", \"dead\": true, \"reason\": \"poison\"}");
     assertThat(dead.json().at("/results/0/outcome").asText()).isEqualTo("dead");
-    assertThat(api.get("/v1/queues/jobs/dlq").json().at("/messages/0/dead_reason").asText()).isEqualTo("poison");
-    Reply some = api.post("/v1/queues/jobs/dlq/redrive", "{\"ids\": [\"" + m.get("id").asText() + "\"]}");
+    assertThat(api.get("/v1/queues/jobs/dlq").json().at("/messages/0/dead_reason").asText())
+        .isEqualTo("poison");
+    Reply some =
+        api.post("/v1/queues/jobs/dlq/redrive", "{\"ids\": [\"" + m.get("id").asText() + "\"]}");
     assertThat(some.json().get("redriven").asInt()).isEqualTo(1);
   }
 
@@ -131,18 +143,23 @@ class NativeWalkthroughTest {
     Reply r =
         api.post(
             "/v1/queues/batch/messages",
-            "{\"messages\": [{\"body\": {\"n\": 1}}, {\"body\": \"two\", \"content_type\": \"text\"},"
-                + " {\"body\": \"" + bytes + "\", \"content_type\": \"bytes\"}]}");
+            "{\"messages\": [{\"body\": {\"n\": 1}}, {\"body\": \"two\", \"content_type\":"
+                + " \"text\"}, {\"body\": \""
+                + bytes
+                + "\", \"content_type\": \"bytes\"}]}");
     assertThat(r.status()).isEqualTo(201);
     assertThat(r.json().get("messages")).hasSize(3);
     assertThat(r.json().at("/messages/2/id").asText()).isNotEmpty();
 
-    Reply bad = api.post("/v1/queues/batch/messages",
-        "{\"messages\": [{\"body\": 1}, {\"body\": 2, \"delay\": \"-1s\"}]}");
+    Reply bad =
+        api.post(
+            "/v1/queues/batch/messages",
+            "{\"messages\": [{\"body\": 1}, {\"body\": 2, \"delay\": \"-1s\"}]}");
     assertThat(bad.status()).isEqualTo(400);
     assertThat(api.get("/v1/queues/batch").json().at("/stats/ready").asInt()).isEqualTo(3);
 
-    Reply got = api.post("/v1/queues/batch/receive", "{\"max\": 10, \"visibility_timeout\": \"10s\"}");
+    Reply got =
+        api.post("/v1/queues/batch/receive", "{\"max\": 10, \"visibility_timeout\": \"10s\"}");
     JsonNode msgs = got.json().get("messages");
     assertThat(msgs).hasSize(3);
     assertThat(msgs.get(0).at("/body/n").asInt()).isEqualTo(1);
@@ -155,12 +172,15 @@ class NativeWalkthroughTest {
   void settleAnswersPerLeaseWithConflicts() {
     api.put("/v1/queues/q", "{}");
     api.post("/v1/queues/q/messages", "{\"messages\": [{\"body\": 1}, {\"body\": 2}]}");
-    JsonNode got = api.post("/v1/queues/q/receive", "{\"max\": 2, \"visibility_timeout\": \"5s\"}")
-        .json().get("messages");
+    JsonNode got =
+        api.post("/v1/queues/q/receive", "{\"max\": 2, \"visibility_timeout\": \"5s\"}")
+            .json()
+            .get("messages");
     String a = lease(got.get(0));
     String b = lease(got.get(1));
 
-    Reply mixed = api.post("/v1/queues/q/ack", "{\"lease_ids\": [\"" + a + "\", \"1.ffffffffffffffff\"]}");
+    Reply mixed =
+        api.post("/v1/queues/q/ack", "{\"lease_ids\": [\"" + a + "\", \"1.ffffffffffffffff\"]}");
     assertThat(mixed.status()).isEqualTo(409);
     assertThat(mixed.code()).isEqualTo("lease_conflict");
     assertThat(mixed.json().get("succeeded").asInt()).isEqualTo(1);
@@ -171,7 +191,8 @@ class NativeWalkthroughTest {
     server.advance(Duration.ofSeconds(6));
     Reply stale = api.post("/v1/queues/q/ack", "{\"lease_id\": \"" + b + "\"}");
     assertThat(stale.status()).isEqualTo(409);
-    assertThat(stale.json().at("/results/0/outcome").asText()).isIn("lease_expired", "lease_not_found");
+    assertThat(stale.json().at("/results/0/outcome").asText())
+        .isIn("lease_expired", "lease_not_found");
     JsonNode again = receiveOne("q");
     assertThat(again.get("attempt").asInt()).isEqualTo(2);
   }
@@ -187,7 +208,8 @@ class NativeWalkthroughTest {
     assertThat(api.get("/v1/queues/b/messages").json().get("messages")).hasSize(3);
     assertThat(api.get("/v1/queues/b/messages?state=delayed").json().at("/messages/0/body").asInt())
         .isEqualTo(2);
-    assertThat(api.get("/v1/queues/b/messages?state=delayed").json().at("/messages/0/state").asText())
+    assertThat(
+            api.get("/v1/queues/b/messages?state=delayed").json().at("/messages/0/state").asText())
         .isEqualTo("delayed");
     assertThat(api.get("/v1/queues/b/messages?state=leased").json().at("/messages/0/id").asText())
         .isEqualTo(id1);

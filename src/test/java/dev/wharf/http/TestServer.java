@@ -18,8 +18,10 @@ final class TestServer implements AutoCloseable {
 
   final MutableClock clock = MutableClock.atEpochDay();
   final SqliteStore store;
+
   /** When set, every store call but close throws it: a storage failure on demand. */
   volatile RuntimeException storeFailure;
+
   final Broker broker;
   final PrometheusMeterRegistry registry = new PrometheusMeterRegistry(PrometheusConfig.DEFAULT);
   final WharfHttp http;

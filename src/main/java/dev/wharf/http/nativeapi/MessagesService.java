@@ -47,7 +47,8 @@ public final class MessagesService implements HttpService {
     endpoints.add(rules, Method.POST, "/v1/queues/{name}/receive", DATA, this::receive);
     endpoints.add(rules, Method.GET, "/v1/queues/{name}/messages", MANAGEMENT, this::browse);
     endpoints.add(rules, Method.GET, "/v1/queues/{name}/messages/{id}", MANAGEMENT, this::one);
-    endpoints.add(rules, Method.DELETE, "/v1/queues/{name}/messages/{id}", MANAGEMENT, this::delete);
+    endpoints.add(
+        rules, Method.DELETE, "/v1/queues/{name}/messages/{id}", MANAGEMENT, this::delete);
   }
 
   private void publish(ServerRequest req, ServerResponse res) {
@@ -57,15 +58,18 @@ public final class MessagesService implements HttpService {
       Replies.send(res, 201, g -> result(g, results.get(0)));
       return;
     }
-    Replies.send(res, 201, g -> {
-      g.writeStartObject();
-      g.writeArrayFieldStart("messages");
-      for (PublishResult r : results) {
-        result(g, r);
-      }
-      g.writeEndArray();
-      g.writeEndObject();
-    });
+    Replies.send(
+        res,
+        201,
+        g -> {
+          g.writeStartObject();
+          g.writeArrayFieldStart("messages");
+          for (PublishResult r : results) {
+            result(g, r);
+          }
+          g.writeEndArray();
+          g.writeEndObject();
+        });
   }
 
   private static void result(JsonGenerator g, PublishResult r) throws IOException {
@@ -83,7 +87,9 @@ public final class MessagesService implements HttpService {
     Duration wait = f.duration("wait");
     List<Delivery> got =
         broker.receive(
-            queue, max == null ? 1 : max, wait == null ? Duration.ZERO : wait,
+            queue,
+            max == null ? 1 : max,
+            wait == null ? Duration.ZERO : wait,
             f.duration("visibility_timeout"));
     try {
       Replies.send(res, 200, MessageJson.deliveries(got));
@@ -99,8 +105,12 @@ public final class MessagesService implements HttpService {
     QueryParams q = new QueryParams(req.query());
     String filter = q.string("state");
     MessageState state = stateParam(filter);
-    Boolean delayed = filter == null ? null : filter.equals("delayed") ? Boolean.TRUE
-        : filter.equals("ready") ? Boolean.FALSE : null;
+    Boolean delayed =
+        filter == null
+            ? null
+            : filter.equals("delayed")
+                ? Boolean.TRUE
+                : filter.equals("ready") ? Boolean.FALSE : null;
     int limit = q.integer("limit", 50);
     long after = q.nonNegativeLong("after", 0);
     Instant now = broker.now();
