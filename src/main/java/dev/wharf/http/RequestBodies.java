@@ -8,6 +8,7 @@ import io.helidon.webserver.http.ServerRequest;
 import java.io.IOException;
 import java.io.InputStream;
 import java.io.UncheckedIOException;
+import java.util.Locale;
 import java.util.Optional;
 import java.util.OptionalLong;
 
@@ -85,10 +86,12 @@ public final class RequestBodies {
       return;
     }
     String t = type.get().mediaType().type();
-    String sub = type.get().mediaType().subtype();
+    String sub = type.get().mediaType().subtype().toLowerCase(Locale.ROOT);
+    // curl -d labels every body as a form; the body is still parsed strictly as JSON, so a real
+    // form is a 400, while `curl -d '{...}'` works as people expect.
     boolean json =
         t.equalsIgnoreCase("application")
-            && (sub.equalsIgnoreCase("json") || sub.toLowerCase().endsWith("+json"));
+            && (sub.equals("json") || sub.endsWith("+json") || sub.equals("x-www-form-urlencoded"));
     if (!json) {
       throw new ApiError(
           415,

@@ -360,10 +360,19 @@ class BadInputTest {
         api.send(
             "POST",
             "/v1/queues/q/messages",
-            BodyPublishers.ofString("body=1"),
-            "application/x-www-form-urlencoded");
+            BodyPublishers.ofString("<body>1</body>"),
+            "application/xml");
     assertThat(r.status()).isEqualTo(415);
     assertThat(r.code()).isEqualTo("unsupported_media_type");
+    // A form body is read as JSON (curl -d labels everything a form), so a real form is a 400.
+    Reply form =
+        api.send(
+            "POST",
+            "/v1/queues/q/messages",
+            BodyPublishers.ofString("body=1"),
+            "application/x-www-form-urlencoded");
+    assertThat(form.status()).isEqualTo(400);
+    assertThat(form.code()).isEqualTo("invalid_body");
     assertUnchanged();
   }
 

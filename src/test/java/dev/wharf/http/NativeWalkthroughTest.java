@@ -4,9 +4,12 @@ import static org.assertj.core.api.Assertions.assertThat;
 
 import com.fasterxml.jackson.databind.JsonNode;
 import dev.wharf.http.Api.Reply;
+import java.net.http.HttpRequest.BodyPublishers;
 import java.nio.file.Path;
 import java.time.Duration;
 import java.util.Base64;
+import java.util.regex.Matcher;
+import java.util.regex.Pattern;
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.BeforeEach;
 import org.junit.jupiter.api.Test;
@@ -107,6 +110,56 @@ class NativeWalkthroughTest {
     assertThat(back.get("id").asText()).isEqualTo(id2);
     assertThat(back.get("attempt").asInt()).isEqualTo(1);
     assertThat(api.get("/v1/queues/billing/dlq").json().get("messages")).isEmpty();
+  }
+
+  /** The README's walk-through as curl sends it: {@code -d} labels each body as a form. */
+  @Test
+  void readmeCurlWalkThrough() {
+    assertThat(curl("PUT", "/v1/queues/orders", "{\"max_attempts\": 3}").status()).isEqualTo(201);
+    Reply pub =
+        curl(
+            "POST",
+            "/v1/queues/orders/messages",
+            "{\"body\": {\"order\": 42}, \"headers\": {\"x-source\": \"shop\"}}");
+    assertThat(pub.text())
+        .matches("\\{\"id\":\"[0-9A-Z]{26}\",\"duplicate\":false,\"replaced\":false}");
+    Reply got = curl("POST", "/v1/queues/orders/receive", "{\"max\": 10, \"wait\": \"10s\"}");
+    assertThat(got.json().at("/messages/0/body/order").asInt()).isEqualTo(42);
+    assertThat(
+            curl("POST", "/v1/queues/orders/ack", "{\"lease_id\": \"" + sedLease(got) + "\"}")
+                .status())
+        .isEqualTo(200);
+
+    curl(
+        "POST",
+        "/v1/queues/orders/messages",
+        "{\"body\": \"will fail\", \"content_type\": \"text\"}");
+    for (int i = 1; i <= 3; i++) {
+      String lease = sedLease(curl("POST", "/v1/queues/orders/receive", "{}"));
+      Reply nack = curl("POST", "/v1/queues/orders/nack", "{\"lease_id\": \"" + lease + "\"}");
+      assertThat(nack.json().at("/results/0/outcome").asText())
+          .isEqualTo(i < 3 ? "retried" : "dead");
+    }
+    Reply dlq = api.get("/v1/queues/orders/dlq");
+    assertThat(dlq.json().at("/messages/0/body").asText()).isEqualTo("will fail");
+    assertThat(dlq.json().at("/messages/0/dead_reason").asText()).isNotEmpty();
+    assertThat(curl("POST", "/v1/queues/orders/dlq/redrive", "{}").json().get("redriven").asInt())
+        .isEqualTo(1);
+    Reply stats = api.get("/v1/queues/orders");
+    assertThat(stats.json().at("/stats/ready").asInt()).isEqualTo(1);
+    assertThat(stats.json().at("/stats/dead").asInt()).isZero();
+  }
+
+  private Reply curl(String method, String path, String data) {
+    return api.send(
+        method, path, BodyPublishers.ofString(data), "application/x-www-form-urlencoded");
+  }
+
+  /** What the README's sed pulls out of a receive answer. */
+  private static String sedLease(Reply r) {
+    Matcher m = Pattern.compile("\"lease_id\":\"([^\"]*)\"").matcher(r.text());
+    assertThat(m.find()).as(r.text()).isTrue();
+    return m.group(1);
   }
 
   @Test
