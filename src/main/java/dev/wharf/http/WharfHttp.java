@@ -37,11 +37,9 @@ public final class WharfHttp implements AutoCloseable {
         new MessagesService(broker, endpoints, bodies),
         new SettleService(broker, endpoints, bodies),
         new StreamService(broker, endpoints, settings.sseKeepalive(), closing::get),
-        new DeadLetterService(broker, endpoints, bodies));
-    endpoints.fallbacks(routing);
-    routing.error(
-        Throwable.class,
-        (req, res, t) -> Replies.error(res, ErrorMapper.toApiError(t)));
+        new DeadLetterService(broker, endpoints, bodies),
+        endpoints.fallbacks());
+    routing.error(Throwable.class, (req, res, t) -> Replies.error(res, ErrorMapper.toApiError(t)));
     WebServer server =
         WebServer.builder()
             .host(settings.host())

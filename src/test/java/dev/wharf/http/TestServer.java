@@ -2,10 +2,13 @@ package dev.wharf.http;
 
 import dev.wharf.core.Broker;
 import dev.wharf.core.BrokerOptions;
+import dev.wharf.store.Store;
 import dev.wharf.store.sqlite.SqliteStore;
 import dev.wharf.testing.MutableClock;
 import io.micrometer.prometheusmetrics.PrometheusConfig;
 import io.micrometer.prometheusmetrics.PrometheusMeterRegistry;
+import java.lang.reflect.InvocationTargetException;
+import java.lang.reflect.Proxy;
 import java.nio.file.Path;
 import java.time.Duration;
 
@@ -15,6 +18,10 @@ final class TestServer implements AutoCloseable {
 
   final MutableClock clock = MutableClock.atEpochDay();
   final SqliteStore store;
+
+  /** When set, every store call but close throws it: a storage failure on demand. */
+  volatile RuntimeException storeFailure;
+
   final Broker broker;
   final PrometheusMeterRegistry registry = new PrometheusMeterRegistry(PrometheusConfig.DEFAULT);
   final WharfHttp http;
@@ -25,16 +32,48 @@ final class TestServer implements AutoCloseable {
   }
 
   TestServer(Path dir, String adminToken, boolean requireTokens, String host) {
+    this(dir, adminToken, requireTokens, host, Duration.ofSeconds(1));
+  }
+
+  TestServer(Path dir, String adminToken, boolean requireTokens, String host, Duration keepalive) {
+    this(dir, adminToken, requireTokens, host, keepalive, BrokerOptions.defaults());
+  }
+
+  TestServer(
+      Path dir,
+      String adminToken,
+      boolean requireTokens,
+      String host,
+      Duration keepalive,
+      BrokerOptions options) {
     store = new SqliteStore(dir.resolve("wharf.db"));
     store.start();
-    broker = new Broker(store, clock, BrokerOptions.defaults(), registry);
+    broker = new Broker(failable(store), clock, options, registry);
     broker.startWithoutReapers();
     http =
         WharfHttp.start(
             broker,
             registry,
-            new HttpSettings(host, 0, MAX_BODY, adminToken, requireTokens, Duration.ofSeconds(1)));
+            new HttpSettings(host, 0, MAX_BODY, adminToken, requireTokens, keepalive));
     api = new Api("127.0.0.1", http.port());
+  }
+
+  private Store failable(Store real) {
+    return (Store)
+        Proxy.newProxyInstance(
+            Store.class.getClassLoader(),
+            new Class<?>[] {Store.class},
+            (proxy, method, args) -> {
+              RuntimeException failure = storeFailure;
+              if (failure != null && !method.getName().equals("close")) {
+                throw failure;
+              }
+              try {
+                return method.invoke(real, args);
+              } catch (InvocationTargetException e) {
+                throw e.getCause();
+              }
+            });
   }
 
   /** Moves the clock and runs whatever became due, as the background reapers would. */

@@ -1,0 +1,108 @@
+package dev.wharf.http;
+
+import static org.assertj.core.api.Assertions.assertThat;
+import static org.junit.jupiter.api.Assumptions.assumeTrue;
+
+import dev.wharf.http.Api.Reply;
+import java.net.Inet4Address;
+import java.net.InetAddress;
+import java.net.NetworkInterface;
+import java.net.SocketException;
+import java.nio.file.Path;
+import java.util.Collections;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.io.TempDir;
+
+/** Admin token on management routes, consumer tokens on data routes, the loopback rule. */
+class AuthTest {
+  @TempDir Path dir;
+
+  @Test
+  void adminTokenGuardsManagementRoutes() {
+    try (TestServer s = new TestServer(dir, "adm1n", false, "127.0.0.1")) {
+      Api anon = s.api;
+      Api admin = s.api.withToken("adm1n");
+      Reply missing = anon.put("/v1/queues/q", "{}");
+      assertThat(missing.status()).isEqualTo(401);
+      assertThat(missing.code()).isEqualTo("unauthorized");
+      assertThat(s.api.withToken("adm1n-not").put("/v1/queues/q", "{}").status()).isEqualTo(401);
+      assertThat(s.api.withToken("adm1").get("/v1/queues").status()).isEqualTo(401);
+      assertThat(admin.put("/v1/queues/q", "{}").status()).isEqualTo(201);
+      assertThat(admin.get("/v1/queues/q/dlq").status()).isEqualTo(200);
+      assertThat(anon.get("/v1/queues/q/dlq").status()).isEqualTo(401);
+      // Open routes stay open.
+      assertThat(anon.get("/healthz").status()).isEqualTo(200);
+      assertThat(anon.get("/metrics").status()).isEqualTo(200);
+      // A queue without consumer tokens is open to data routes.
+      assertThat(anon.post("/v1/queues/q/messages", "{\"body\": 1}").status()).isEqualTo(201);
+      assertThat(admin.get("/v1/queues/q").json().at("/stats/ready").asInt()).isEqualTo(1);
+    }
+  }
+
+  @Test
+  void consumerTokensGuardTheirQueuesDataRoutes() {
+    try (TestServer s = new TestServer(dir, "adm1n", false, "127.0.0.1")) {
+      Api admin = s.api.withToken("adm1n");
+      Reply created = admin.put("/v1/queues/q", "{\"consumer_tokens\": [\"c0nsumer\", \"other\"]}");
+      assertThat(created.json().at("/settings/consumer_tokens").asInt()).isEqualTo(2);
+      assertThat(created.text()).doesNotContain("c0nsumer");
+
+      Reply missing = s.api.post("/v1/queues/q/messages", "{\"body\": 1}");
+      assertThat(missing.status()).isEqualTo(401);
+      assertThat(missing.code()).isEqualTo("unauthorized");
+      assertThat(s.api.withToken("wrong").post("/v1/queues/q/receive", "{}").status())
+          .isEqualTo(401);
+      Api consumer = s.api.withToken("c0nsumer");
+      assertThat(consumer.post("/v1/queues/q/messages", "{\"body\": 1}").status()).isEqualTo(201);
+      assertThat(s.api.withToken("other").post("/v1/queues/q/receive", "{}").status())
+          .isEqualTo(200);
+      assertThat(admin.post("/v1/queues/q/ack", "{\"lease_id\": \"1.ffffffffffffffff\"}").status())
+          .isEqualTo(409);
+      // A consumer token is not a management credential.
+      assertThat(consumer.get("/v1/queues/q").status()).isEqualTo(401);
+      assertThat(consumer.post("/v1/queues/q/purge", "").status()).isEqualTo(401);
+    }
+  }
+
+  @Test
+  void requireTokensClosesQueuesWithoutConsumerTokens() {
+    try (TestServer s = new TestServer(dir, "adm1n", true, "127.0.0.1")) {
+      Api admin = s.api.withToken("adm1n");
+      admin.put("/v1/queues/q", "{}");
+      assertThat(s.api.post("/v1/queues/q/messages", "{\"body\": 1}").status()).isEqualTo(401);
+      assertThat(admin.post("/v1/queues/q/messages", "{\"body\": 1}").status()).isEqualTo(201);
+    }
+  }
+
+  @Test
+  void withoutAnAdminTokenManagementAnswersOnlyLoopbackClients() throws Exception {
+    InetAddress external = nonLoopbackAddress();
+    assumeTrue(external != null, "this machine has no non-loopback IPv4 address to call from");
+    try (TestServer s = new TestServer(dir, null, false, "0.0.0.0")) {
+      Api local = s.api;
+      Api remote = new Api(external.getHostAddress(), s.http.port());
+      assertThat(local.put("/v1/queues/q", "{}").status()).isEqualTo(201);
+      Reply refused = remote.get("/v1/queues/q");
+      assertThat(refused.status()).isEqualTo(403);
+      assertThat(refused.code()).isEqualTo("forbidden");
+      assertThat(remote.put("/v1/queues/q2", "{}").status()).isEqualTo(403);
+      // Data routes of an open queue do not depend on where the client is.
+      assertThat(remote.post("/v1/queues/q/messages", "{\"body\": 1}").status()).isEqualTo(201);
+      assertThat(local.get("/v1/queues/q").json().at("/stats/ready").asInt()).isEqualTo(1);
+    }
+  }
+
+  private static InetAddress nonLoopbackAddress() throws SocketException {
+    for (NetworkInterface n : Collections.list(NetworkInterface.getNetworkInterfaces())) {
+      if (!n.isUp() || n.isLoopback()) {
+        continue;
+      }
+      for (InetAddress a : Collections.list(n.getInetAddresses())) {
+        if (a instanceof Inet4Address && !a.isLoopbackAddress() && !a.isLinkLocalAddress()) {
+          return a;
+        }
+      }
+    }
+    return null;
+  }
+}

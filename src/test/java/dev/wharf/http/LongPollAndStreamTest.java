@@ -1,0 +1,204 @@
+package dev.wharf.http;
+
+import static org.assertj.core.api.Assertions.assertThat;
+
+import com.fasterxml.jackson.databind.JsonNode;
+import dev.wharf.core.BrokerOptions;
+import dev.wharf.http.Api.Reply;
+import java.io.BufferedReader;
+import java.io.InputStreamReader;
+import java.net.Socket;
+import java.net.http.HttpResponse;
+import java.net.http.HttpResponse.BodyHandlers;
+import java.nio.charset.StandardCharsets;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.time.Duration;
+import java.util.Iterator;
+import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.TimeUnit;
+import java.util.stream.Stream;
+import org.junit.jupiter.api.AfterEach;
+import org.junit.jupiter.api.BeforeEach;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.io.TempDir;
+
+/** Consumers that wait: a long-poll woken by a publish, and the SSE stream. */
+class LongPollAndStreamTest {
+  @TempDir Path dir;
+  TestServer server;
+  Api api;
+
+  @BeforeEach
+  void start() {
+    server = new TestServer(dir);
+    api = server.api;
+    api.put("/v1/queues/w", "{}");
+  }
+
+  @AfterEach
+  void stop() {
+    server.close();
+  }
+
+  @Test
+  void longPollIsWokenByAPublish() throws Exception {
+    CompletableFuture<Reply> poll = new CompletableFuture<>();
+    Thread.ofVirtual()
+        .start(() -> poll.complete(api.post("/v1/queues/w/receive", "{\"wait\": \"25s\"}")));
+    Reply pub = api.post("/v1/queues/w/messages", "{\"body\": {\"hello\": true}}");
+    // Far below the 25 s wait: only a wake-up (or the message already being there) ends it.
+    Reply got = poll.get(10, TimeUnit.SECONDS);
+    assertThat(got.status()).isEqualTo(200);
+    assertThat(got.json().at("/messages/0/id").asText()).isEqualTo(pub.json().get("id").asText());
+  }
+
+  @Test
+  void longPollWithNothingToReceiveAnswersAnEmptyList() {
+    Reply got = api.post("/v1/queues/w/receive", "{\"wait\": \"100ms\"}");
+    assertThat(got.status()).isEqualTo(200);
+    assertThat(got.json().get("messages")).isEmpty();
+  }
+
+  @Test
+  void streamSendsKeepalivesAndOneEventPerLeasedMessage() throws Exception {
+    HttpResponse<Stream<String>> res =
+        api.client.send(
+            api.request("/v1/queues/w/stream?max=5&visibility_timeout=1m").GET().build(),
+            BodyHandlers.ofLines());
+    assertThat(res.statusCode()).isEqualTo(200);
+    assertThat(res.headers().firstValue("content-type"))
+        .hasValueSatisfying(t -> assertThat(t).startsWith("text/event-stream"));
+    try (Stream<String> lines = res.body()) {
+      Iterator<String> it = lines.iterator();
+      // An empty queue: the stream opens with a keepalive comment.
+      assertThat(nextLine(it)).isEqualTo(": keepalive");
+
+      String id =
+          api.post("/v1/queues/w/messages", "{\"body\": {\"n\": 7}}").json().get("id").asText();
+      String event = null;
+      String leaseId = null;
+      String data = null;
+      for (int i = 0; i < 50 && data == null; i++) {
+        String line = nextLine(it);
+        if (line.startsWith("event:")) {
+          event = line.substring(6).trim();
+        } else if (line.startsWith("id:")) {
+          leaseId = line.substring(3).trim();
+        } else if (line.startsWith("data:")) {
+          data = line.substring(5).trim();
+        }
+      }
+      assertThat(event).isEqualTo("message");
+      JsonNode m = Api.JSON.readTree(data);
+      assertThat(m.get("id").asText()).isEqualTo(id);
+      assertThat(m.at("/body/n").asInt()).isEqualTo(7);
+      assertThat(m.get("lease_id").asText()).isEqualTo(leaseId);
+      assertThat(m.get("lease_until").asText()).isEqualTo("2026-01-01T00:01:00Z");
+
+      Reply ack = api.post("/v1/queues/w/ack", "{\"lease_id\": \"" + leaseId + "\"}");
+      assertThat(ack.status()).isEqualTo(200);
+    }
+  }
+
+  @Test
+  void streamOnAnUnknownQueueIsAPlain404() {
+    Reply r = api.get("/v1/queues/nope/stream");
+    assertThat(r.status()).isEqualTo(404);
+    assertThat(r.code()).isEqualTo("queue_not_found");
+    Reply bad = api.get("/v1/queues/w/stream?max=0");
+    assertThat(bad.status()).isEqualTo(400);
+    assertThat(bad.code()).isEqualTo("invalid_param");
+  }
+
+  @Test
+  void aMessageThatCouldNotBeWrittenToAGoneStreamIsReleasedAtOnce() throws Exception {
+    server.close();
+    server =
+        new TestServer(
+            Files.createDirectories(dir.resolve("long")),
+            null,
+            false,
+            "127.0.0.1",
+            Duration.ofSeconds(25));
+    api = server.api;
+    api.put("/v1/queues/w", "{}");
+    try (Socket socket = new Socket("127.0.0.1", server.http.port())) {
+      socket.setSoTimeout(10_000);
+      socket
+          .getOutputStream()
+          .write(
+              ("GET /v1/queues/w/stream?max=1&visibility_timeout=1m HTTP/1.1\r\nHost: t\r\n\r\n")
+                  .getBytes(StandardCharsets.US_ASCII));
+      BufferedReader in =
+          new BufferedReader(
+              new InputStreamReader(socket.getInputStream(), StandardCharsets.UTF_8));
+      // The opening keepalive: the stream is now parked waiting for a message.
+      for (int i = 0; i < 20 && !": keepalive".equals(in.readLine()); i++) {}
+      // Reset, not a polite close: the next write on the server side fails at once.
+      socket.setSoLinger(true, 0);
+    }
+    String id = api.post("/v1/queues/w/messages", "{\"body\": 1}").json().get("id").asText();
+    // The clock never moves: only a release (not lease expiry) can make it receivable again.
+    Reply got = api.post("/v1/queues/w/receive", "{\"wait\": \"10s\"}");
+    assertThat(got.json().get("messages")).hasSize(1);
+    assertThat(got.json().at("/messages/0/id").asText()).isEqualTo(id);
+    assertThat(got.json().at("/messages/0/attempt").asInt()).isEqualTo(1);
+  }
+
+  @Test
+  void closingTheServerEndsOpenStreamsPromptly() throws Exception {
+    server.close();
+    server =
+        new TestServer(
+            Files.createDirectories(dir.resolve("long")),
+            null,
+            false,
+            "127.0.0.1",
+            Duration.ofSeconds(25));
+    server.api.put("/v1/queues/w", "{}");
+    HttpResponse<Stream<String>> res =
+        server.api.client.send(
+            server.api.request("/v1/queues/w/stream").GET().build(), BodyHandlers.ofLines());
+    try (Stream<String> lines = res.body()) {
+      assertThat(res.statusCode()).isEqualTo(200);
+      assertThat(nextLine(lines.iterator())).isEqualTo(": keepalive");
+      long started = System.nanoTime();
+      CompletableFuture.runAsync(server::close).get(10, TimeUnit.SECONDS);
+      assertThat(Duration.ofNanos(System.nanoTime() - started)).isLessThan(Duration.ofSeconds(10));
+    }
+  }
+
+  @Test
+  void pastTheWaiterLimitALongPollIsToldToRetry() throws Exception {
+    server.close();
+    BrokerOptions none =
+        new BrokerOptions(
+            Duration.ofSeconds(30),
+            0,
+            1000,
+            Duration.ofHours(24),
+            Duration.ofDays(1),
+            Duration.ofMinutes(5));
+    server =
+        new TestServer(
+            Files.createDirectories(dir.resolve("none")),
+            null,
+            false,
+            "127.0.0.1",
+            Duration.ofSeconds(1),
+            none);
+    server.api.put("/v1/queues/w", "{}");
+    Reply r = server.api.post("/v1/queues/w/receive", "{\"wait\": \"5s\"}");
+    assertThat(r.status()).isEqualTo(503);
+    assertThat(r.code()).isEqualTo("too_many_waiters");
+    assertThat(r.raw().headers().firstValue("retry-after")).hasValue("1");
+    // A receive that does not wait never parks, so it is still served.
+    assertThat(server.api.post("/v1/queues/w/receive", "{}").status()).isEqualTo(200);
+  }
+
+  /** The next line, failing the test instead of hanging when none comes within a bound. */
+  private static String nextLine(Iterator<String> it) throws Exception {
+    return CompletableFuture.supplyAsync(it::next).get(10, TimeUnit.SECONDS);
+  }
+}
