@@ -9,9 +9,9 @@ import java.security.MessageDigest;
 import java.util.List;
 
 /**
- * Who may call what. Management routes take the admin token, or only loopback clients when none
- * is configured; data routes take one of the queue's consumer tokens or the admin token when the
- * queue has any (or when tokens are required everywhere). Tokens are compared in constant time.
+ * Who may call what. Management routes take the admin token, or only loopback clients when none is
+ * configured; data routes take one of the queue's consumer tokens or the admin token when the queue
+ * has any (or when tokens are required everywhere). Tokens are compared in constant time.
  */
 public final class Auth {
   private final byte[] admin;

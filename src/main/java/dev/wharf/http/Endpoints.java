@@ -11,6 +11,7 @@ import io.helidon.webserver.http.ServerResponse;
 import java.util.LinkedHashMap;
 import java.util.Map;
 import java.util.StringJoiner;
+import java.util.concurrent.ConcurrentHashMap;
 import java.util.logging.Level;
 import java.util.logging.Logger;
 
@@ -33,6 +34,7 @@ public final class Endpoints {
   private final Auth auth;
   private final HttpMetrics metrics;
   private final Map<String, StringJoiner> methodsByTemplate = new LinkedHashMap<>();
+  private final Map<String, HttpMetrics.Route> fallbackTimers = new ConcurrentHashMap<>();
 
   public Endpoints(Broker broker, Auth auth, HttpMetrics metrics) {
     this.broker = broker;
@@ -41,10 +43,8 @@ public final class Endpoints {
   }
 
   public void add(HttpRules rules, Method method, String template, Guard guard, Handler handler) {
-    methodsByTemplate
-        .computeIfAbsent(template, t -> new StringJoiner(", "))
-        .add(method.text());
-    String methodName = method.text();
+    methodsByTemplate.computeIfAbsent(template, t -> new StringJoiner(", ")).add(method.text());
+    HttpMetrics.Route timer = metrics.route(template, method.text());
     rules.route(
         method,
         template,
@@ -56,7 +56,7 @@ public final class Endpoints {
           } catch (Exception e) {
             fail(res, e);
           } finally {
-            metrics.record(template, methodName, res.status().code(), System.nanoTime() - started);
+            timer.record(res.status().code(), System.nanoTime() - started);
           }
         });
   }
@@ -77,21 +77,32 @@ public final class Endpoints {
               template,
               (req, res) -> {
                 res.header(HeaderNames.ALLOW, allow);
-                answer(req, res, template,
-                    new ApiError(405, "method_not_allowed",
+                answer(
+                    req,
+                    res,
+                    template,
+                    new ApiError(
+                        405,
+                        "method_not_allowed",
                         req.prologue().method().text() + " is not allowed here; use " + allow));
               });
         });
     routing.any(
         (req, res) ->
-            answer(req, res, "unmatched",
+            answer(
+                req,
+                res,
+                "unmatched",
                 new ApiError(404, "not_found", "no route for " + req.path().path())));
   }
 
   private void answer(ServerRequest req, ServerResponse res, String template, ApiError e) {
     long started = System.nanoTime();
     Replies.error(res, e);
-    metrics.record(template, req.prologue().method().text(), e.status(), System.nanoTime() - started);
+    String method = req.prologue().method().text();
+    fallbackTimers
+        .computeIfAbsent(template + ' ' + method, k -> metrics.route(template, method))
+        .record(e.status(), System.nanoTime() - started);
   }
 
   private void authorise(ServerRequest req, Guard guard) {

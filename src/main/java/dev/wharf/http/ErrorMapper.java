@@ -17,7 +17,8 @@ public final class ErrorMapper {
     if (t instanceof BrokerException b) {
       return switch (b) {
         case BrokerException.Invalid e -> ApiError.invalidBody(e.getMessage());
-        case BrokerException.QueueNotFound e -> new ApiError(404, "queue_not_found", e.getMessage());
+        case BrokerException.QueueNotFound e ->
+            new ApiError(404, "queue_not_found", e.getMessage());
         case BrokerException.MessageNotFound e ->
             new ApiError(404, "message_not_found", e.getMessage());
         case BrokerException.TooManyWaiters e ->

@@ -3,7 +3,8 @@ package dev.wharf.http;
 import io.micrometer.core.instrument.MeterRegistry;
 import io.micrometer.core.instrument.Timer;
 import java.time.Duration;
-import java.util.concurrent.ConcurrentHashMap;
+import java.util.concurrent.TimeUnit;
+import java.util.concurrent.atomic.AtomicReferenceArray;
 
 /** {@code wharf_http_request_seconds{route,method,status}}; route is the template, not the path. */
 public final class HttpMetrics {
@@ -15,28 +16,43 @@ public final class HttpMetrics {
   };
 
   private final MeterRegistry registry;
-  private final ConcurrentHashMap<String, Timer> timers = new ConcurrentHashMap<>();
 
   public HttpMetrics(MeterRegistry registry) {
     this.registry = registry;
   }
 
-  public void record(String route, String method, int status, long nanos) {
-    String key = route + ' ' + method + ' ' + status;
-    Timer t = timers.get(key);
-    if (t == null) {
-      t =
-          timers.computeIfAbsent(
-              key,
-              k ->
-                  Timer.builder("wharf_http_request")
-                      .description("HTTP requests by route template, method and status")
-                      .tag("route", route)
-                      .tag("method", method)
-                      .tag("status", Integer.toString(status))
-                      .serviceLevelObjectives(BUCKETS)
-                      .register(registry));
+  /** The timers of one route and method, one per status, made on first use. */
+  public Route route(String template, String method) {
+    return new Route(template, method);
+  }
+
+  public final class Route {
+    private final String template;
+    private final String method;
+    // Indexed by status code: the hot path neither allocates nor hashes.
+    private final AtomicReferenceArray<Timer> byStatus = new AtomicReferenceArray<>(600);
+
+    private Route(String template, String method) {
+      this.template = template;
+      this.method = method;
     }
-    t.record(nanos, java.util.concurrent.TimeUnit.NANOSECONDS);
+
+    public void record(int status, long nanos) {
+      int i = status >= 0 && status < 600 ? status : 0;
+      Timer t = byStatus.get(i);
+      if (t == null) {
+        // Micrometer hands back the same timer for the same name and tags, so a race is harmless.
+        t =
+            Timer.builder("wharf_http_request")
+                .description("HTTP requests by route template, method and status")
+                .tag("route", template)
+                .tag("method", method)
+                .tag("status", Integer.toString(status))
+                .serviceLevelObjectives(BUCKETS)
+                .register(registry);
+        byStatus.set(i, t);
+      }
+      t.record(nanos, TimeUnit.NANOSECONDS);
+    }
   }
 }

@@ -40,7 +40,8 @@ public final class QueryParams {
       }
       return n;
     } catch (NumberFormatException e) {
-      throw ApiError.invalidParam(name + " must be a cursor from an earlier page, got \"" + v + "\"");
+      throw ApiError.invalidParam(
+          name + " must be a cursor from an earlier page, got \"" + v + "\"");
     }
   }
 

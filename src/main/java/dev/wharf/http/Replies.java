@@ -1,9 +1,9 @@
 package dev.wharf.http;
 
 import com.fasterxml.jackson.core.JsonGenerator;
+import io.helidon.http.Header;
 import io.helidon.http.HeaderNames;
 import io.helidon.http.HeaderValues;
-import io.helidon.http.Header;
 import io.helidon.http.Status;
 import io.helidon.webserver.http.ServerResponse;
 import java.io.ByteArrayOutputStream;
@@ -54,12 +54,15 @@ public final class Replies {
     if (e.retryAfter() != null) {
       res.header(HeaderNames.RETRY_AFTER, e.retryAfter());
     }
-    send(res, e.status(), g -> {
-      g.writeStartObject();
-      g.writeStringField("code", e.code());
-      g.writeStringField("detail", e.detail());
-      g.writeEndObject();
-    });
+    send(
+        res,
+        e.status(),
+        g -> {
+          g.writeStartObject();
+          g.writeStringField("code", e.code());
+          g.writeStringField("detail", e.detail());
+          g.writeEndObject();
+        });
   }
 
   /** RFC 3339 UTC, milliseconds at most; null stays null. */

@@ -8,6 +8,7 @@ import io.helidon.webserver.http.ServerRequest;
 import java.io.IOException;
 import java.io.InputStream;
 import java.io.UncheckedIOException;
+import java.util.Locale;
 import java.util.Optional;
 import java.util.OptionalLong;
 
@@ -57,8 +58,12 @@ public final class RequestBodies {
     if (!req.content().hasEntity()) {
       return new byte[0];
     }
-    // A chunked body declares no length: stop reading one byte past the limit.
-    int cap = (int) Math.min(Integer.MAX_VALUE - 8, maxBytes + 1);
+    // A declared length is read into one exact buffer; a chunked body declares none, so reading
+    // stops one byte past the limit.
+    int cap =
+        declared.isPresent()
+            ? (int) declared.getAsLong()
+            : (int) Math.min(Integer.MAX_VALUE - 8, maxBytes + 1);
     try (InputStream in = req.content().inputStream()) {
       byte[] bytes = in.readNBytes(cap);
       if (bytes.length > maxBytes) {
@@ -71,7 +76,8 @@ public final class RequestBodies {
   }
 
   private ApiError tooLarge() {
-    return new ApiError(413, "body_too_large", "the body is over the limit of " + maxBytes + " bytes");
+    return new ApiError(
+        413, "body_too_large", "the body is over the limit of " + maxBytes + " bytes");
   }
 
   private static void checkMediaType(ServerRequest req) {
@@ -80,13 +86,17 @@ public final class RequestBodies {
       return;
     }
     String t = type.get().mediaType().type();
-    String sub = type.get().mediaType().subtype();
+    String sub = type.get().mediaType().subtype().toLowerCase(Locale.ROOT);
+    // curl -d labels every body as a form; the body is still parsed strictly as JSON, so a real
+    // form is a 400, while `curl -d '{...}'` works as people expect.
     boolean json =
         t.equalsIgnoreCase("application")
-            && (sub.equalsIgnoreCase("json") || sub.toLowerCase().endsWith("+json"));
+            && (sub.equals("json") || sub.endsWith("+json") || sub.equals("x-www-form-urlencoded"));
     if (!json) {
       throw new ApiError(
-          415, "unsupported_media_type", "the body must be application/json, got " + type.get().text());
+          415,
+          "unsupported_media_type",
+          "the body must be application/json, got " + type.get().text());
     }
   }
 

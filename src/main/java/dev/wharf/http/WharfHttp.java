@@ -39,9 +39,7 @@ public final class WharfHttp implements AutoCloseable {
         new StreamService(broker, endpoints, settings.sseKeepalive(), closing::get),
         new DeadLetterService(broker, endpoints, bodies),
         endpoints.fallbacks());
-    routing.error(
-        Throwable.class,
-        (req, res, t) -> Replies.error(res, ErrorMapper.toApiError(t)));
+    routing.error(Throwable.class, (req, res, t) -> Replies.error(res, ErrorMapper.toApiError(t)));
     WebServer server =
         WebServer.builder()
             .host(settings.host())

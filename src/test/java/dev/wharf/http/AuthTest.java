@@ -50,10 +50,12 @@ class AuthTest {
       Reply missing = s.api.post("/v1/queues/q/messages", "{\"body\": 1}");
       assertThat(missing.status()).isEqualTo(401);
       assertThat(missing.code()).isEqualTo("unauthorized");
-      assertThat(s.api.withToken("wrong").post("/v1/queues/q/receive", "{}").status()).isEqualTo(401);
+      assertThat(s.api.withToken("wrong").post("/v1/queues/q/receive", "{}").status())
+          .isEqualTo(401);
       Api consumer = s.api.withToken("c0nsumer");
       assertThat(consumer.post("/v1/queues/q/messages", "{\"body\": 1}").status()).isEqualTo(201);
-      assertThat(s.api.withToken("other").post("/v1/queues/q/receive", "{}").status()).isEqualTo(200);
+      assertThat(s.api.withToken("other").post("/v1/queues/q/receive", "{}").status())
+          .isEqualTo(200);
       assertThat(admin.post("/v1/queues/q/ack", "{\"lease_id\": \"1.ffffffffffffffff\"}").status())
           .isEqualTo(409);
       // A consumer token is not a management credential.

@@ -3,6 +3,7 @@ package dev.wharf.http;
 import static org.assertj.core.api.Assertions.assertThat;
 
 import com.fasterxml.jackson.databind.JsonNode;
+import dev.wharf.core.BrokerOptions;
 import dev.wharf.http.Api.Reply;
 import java.io.BufferedReader;
 import java.io.InputStreamReader;
@@ -66,14 +67,15 @@ class LongPollAndStreamTest {
             api.request("/v1/queues/w/stream?max=5&visibility_timeout=1m").GET().build(),
             BodyHandlers.ofLines());
     assertThat(res.statusCode()).isEqualTo(200);
-    assertThat(res.headers().firstValue("content-type")).hasValueSatisfying(
-        t -> assertThat(t).startsWith("text/event-stream"));
+    assertThat(res.headers().firstValue("content-type"))
+        .hasValueSatisfying(t -> assertThat(t).startsWith("text/event-stream"));
     try (Stream<String> lines = res.body()) {
       Iterator<String> it = lines.iterator();
       // An empty queue: the stream opens with a keepalive comment.
       assertThat(nextLine(it)).isEqualTo(": keepalive");
 
-      String id = api.post("/v1/queues/w/messages", "{\"body\": {\"n\": 7}}").json().get("id").asText();
+      String id =
+          api.post("/v1/queues/w/messages", "{\"body\": {\"n\": 7}}").json().get("id").asText();
       String event = null;
       String leaseId = null;
       String data = null;
@@ -112,16 +114,25 @@ class LongPollAndStreamTest {
   @Test
   void aMessageThatCouldNotBeWrittenToAGoneStreamIsReleasedAtOnce() throws Exception {
     server.close();
-    server = new TestServer(Files.createDirectories(dir.resolve("long")), null, false, "127.0.0.1", Duration.ofSeconds(25));
+    server =
+        new TestServer(
+            Files.createDirectories(dir.resolve("long")),
+            null,
+            false,
+            "127.0.0.1",
+            Duration.ofSeconds(25));
     api = server.api;
     api.put("/v1/queues/w", "{}");
     try (Socket socket = new Socket("127.0.0.1", server.http.port())) {
       socket.setSoTimeout(10_000);
-      socket.getOutputStream().write(
-          ("GET /v1/queues/w/stream?max=1&visibility_timeout=1m HTTP/1.1\r\nHost: t\r\n\r\n")
-              .getBytes(StandardCharsets.US_ASCII));
+      socket
+          .getOutputStream()
+          .write(
+              ("GET /v1/queues/w/stream?max=1&visibility_timeout=1m HTTP/1.1\r\nHost: t\r\n\r\n")
+                  .getBytes(StandardCharsets.US_ASCII));
       BufferedReader in =
-          new BufferedReader(new InputStreamReader(socket.getInputStream(), StandardCharsets.UTF_8));
+          new BufferedReader(
+              new InputStreamReader(socket.getInputStream(), StandardCharsets.UTF_8));
       // The opening keepalive: the stream is now parked waiting for a message.
       for (int i = 0; i < 20 && !": keepalive".equals(in.readLine()); i++) {}
       // Reset, not a polite close: the next write on the server side fails at once.
@@ -133,6 +144,57 @@ class LongPollAndStreamTest {
     assertThat(got.json().get("messages")).hasSize(1);
     assertThat(got.json().at("/messages/0/id").asText()).isEqualTo(id);
     assertThat(got.json().at("/messages/0/attempt").asInt()).isEqualTo(1);
+  }
+
+  @Test
+  void closingTheServerEndsOpenStreamsPromptly() throws Exception {
+    server.close();
+    server =
+        new TestServer(
+            Files.createDirectories(dir.resolve("long")),
+            null,
+            false,
+            "127.0.0.1",
+            Duration.ofSeconds(25));
+    server.api.put("/v1/queues/w", "{}");
+    HttpResponse<Stream<String>> res =
+        server.api.client.send(
+            server.api.request("/v1/queues/w/stream").GET().build(), BodyHandlers.ofLines());
+    try (Stream<String> lines = res.body()) {
+      assertThat(res.statusCode()).isEqualTo(200);
+      assertThat(nextLine(lines.iterator())).isEqualTo(": keepalive");
+      long started = System.nanoTime();
+      CompletableFuture.runAsync(server::close).get(10, TimeUnit.SECONDS);
+      assertThat(Duration.ofNanos(System.nanoTime() - started)).isLessThan(Duration.ofSeconds(10));
+    }
+  }
+
+  @Test
+  void pastTheWaiterLimitALongPollIsToldToRetry() throws Exception {
+    server.close();
+    BrokerOptions none =
+        new BrokerOptions(
+            Duration.ofSeconds(30),
+            0,
+            1000,
+            Duration.ofHours(24),
+            Duration.ofDays(1),
+            Duration.ofMinutes(5));
+    server =
+        new TestServer(
+            Files.createDirectories(dir.resolve("none")),
+            null,
+            false,
+            "127.0.0.1",
+            Duration.ofSeconds(1),
+            none);
+    server.api.put("/v1/queues/w", "{}");
+    Reply r = server.api.post("/v1/queues/w/receive", "{\"wait\": \"5s\"}");
+    assertThat(r.status()).isEqualTo(503);
+    assertThat(r.code()).isEqualTo("too_many_waiters");
+    assertThat(r.raw().headers().firstValue("retry-after")).hasValue("1");
+    // A receive that does not wait never parks, so it is still served.
+    assertThat(server.api.post("/v1/queues/w/receive", "{}").status()).isEqualTo(200);
   }
 
   /** The next line, failing the test instead of hanging when none comes within a bound. */

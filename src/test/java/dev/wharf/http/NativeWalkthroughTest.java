@@ -4,9 +4,12 @@ import static org.assertj.core.api.Assertions.assertThat;
 
 import com.fasterxml.jackson.databind.JsonNode;
 import dev.wharf.http.Api.Reply;
+import java.net.http.HttpRequest.BodyPublishers;
 import java.nio.file.Path;
 import java.time.Duration;
 import java.util.Base64;
+import java.util.regex.Matcher;
+import java.util.regex.Pattern;
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.BeforeEach;
 import org.junit.jupiter.api.Test;
@@ -31,7 +34,8 @@ class NativeWalkthroughTest {
 
   @Test
   void publishReceiveAckNackUntilDeadThenRedrive() {
-    Reply created = api.put("/v1/queues/billing", "{\"max_attempts\": 2, \"visibility_timeout\": \"1m\"}");
+    Reply created =
+        api.put("/v1/queues/billing", "{\"max_attempts\": 2, \"visibility_timeout\": \"1m\"}");
     assertThat(created.status()).isEqualTo(201);
     assertThat(created.json().at("/settings/max_attempts").asInt()).isEqualTo(2);
     assertThat(created.json().at("/settings/visibility_timeout").asText()).isEqualTo("1m");
@@ -41,8 +45,8 @@ class NativeWalkthroughTest {
     Reply pub =
         api.post(
             "/v1/queues/billing/messages",
-            "{\"body\": {\"invoice\": 42, \"amount\": 1.10}, \"headers\": {\"x-source\": \"billing\"},"
-                + " \"metadata\": {\"tenant\": \"acme\"}}");
+            "{\"body\": {\"invoice\": 42, \"amount\": 1.10}, \"headers\": {\"x-source\":"
+                + " \"billing\"}, \"metadata\": {\"tenant\": \"acme\"}}");
     assertThat(pub.status()).isEqualTo(201);
     String id = pub.json().get("id").asText();
     assertThat(pub.json().get("duplicate").asBoolean()).isFalse();
@@ -69,8 +73,11 @@ class NativeWalkthroughTest {
     assertThat(again.json().at("/results/0/outcome").asText()).isEqualTo("acked");
 
     // Second message: nacked until its attempts run out, then it is in the DLQ.
-    String id2 = api.post("/v1/queues/billing/messages", "{\"body\": \"hello\", \"content_type\": \"text\"}")
-        .json().get("id").asText();
+    String id2 =
+        api.post("/v1/queues/billing/messages", "{\"body\": \"hello\", \"content_type\": \"text\"}")
+            .json()
+            .get("id")
+            .asText();
     JsonNode first = receiveOne("billing");
     assertThat(first.get("body").asText()).isEqualTo("hello");
     Reply nack = api.post("/v1/queues/billing/nack", "{\"lease_id\": \"" + lease(first) + "\"}");
@@ -79,7 +86,9 @@ class NativeWalkthroughTest {
     JsonNode second = receiveOne("billing");
     assertThat(second.get("attempt").asInt()).isEqualTo(2);
     Reply dead =
-        api.post("/v1/queues/billing/nack", "{\"lease_id\": \"" + lease(second) + "\", \"delay\": \"5s\"}");
+        api.post(
+            "/v1/queues/billing/nack",
+            "{\"lease_id\": \"" + lease(second) + "\", \"delay\": \"5s\"}");
     assertThat(dead.json().at("/results/0/outcome").asText()).isEqualTo("dead");
     assertThat(api.post("/v1/queues/billing/receive", "{}").json().get("messages")).isEmpty();
 
@@ -103,6 +112,56 @@ class NativeWalkthroughTest {
     assertThat(api.get("/v1/queues/billing/dlq").json().get("messages")).isEmpty();
   }
 
+  /** The README's walk-through as curl sends it: {@code -d} labels each body as a form. */
+  @Test
+  void readmeCurlWalkThrough() {
+    assertThat(curl("PUT", "/v1/queues/orders", "{\"max_attempts\": 3}").status()).isEqualTo(201);
+    Reply pub =
+        curl(
+            "POST",
+            "/v1/queues/orders/messages",
+            "{\"body\": {\"order\": 42}, \"headers\": {\"x-source\": \"shop\"}}");
+    assertThat(pub.text())
+        .matches("\\{\"id\":\"[0-9A-Z]{26}\",\"duplicate\":false,\"replaced\":false}");
+    Reply got = curl("POST", "/v1/queues/orders/receive", "{\"max\": 10, \"wait\": \"10s\"}");
+    assertThat(got.json().at("/messages/0/body/order").asInt()).isEqualTo(42);
+    assertThat(
+            curl("POST", "/v1/queues/orders/ack", "{\"lease_id\": \"" + sedLease(got) + "\"}")
+                .status())
+        .isEqualTo(200);
+
+    curl(
+        "POST",
+        "/v1/queues/orders/messages",
+        "{\"body\": \"will fail\", \"content_type\": \"text\"}");
+    for (int i = 1; i <= 3; i++) {
+      String lease = sedLease(curl("POST", "/v1/queues/orders/receive", "{}"));
+      Reply nack = curl("POST", "/v1/queues/orders/nack", "{\"lease_id\": \"" + lease + "\"}");
+      assertThat(nack.json().at("/results/0/outcome").asText())
+          .isEqualTo(i < 3 ? "retried" : "dead");
+    }
+    Reply dlq = api.get("/v1/queues/orders/dlq");
+    assertThat(dlq.json().at("/messages/0/body").asText()).isEqualTo("will fail");
+    assertThat(dlq.json().at("/messages/0/dead_reason").asText()).isNotEmpty();
+    assertThat(curl("POST", "/v1/queues/orders/dlq/redrive", "{}").json().get("redriven").asInt())
+        .isEqualTo(1);
+    Reply stats = api.get("/v1/queues/orders");
+    assertThat(stats.json().at("/stats/ready").asInt()).isEqualTo(1);
+    assertThat(stats.json().at("/stats/dead").asInt()).isZero();
+  }
+
+  private Reply curl(String method, String path, String data) {
+    return api.send(
+        method, path, BodyPublishers.ofString(data), "application/x-www-form-urlencoded");
+  }
+
+  /** What the README's sed pulls out of a receive answer. */
+  private static String sedLease(Reply r) {
+    Matcher m = Pattern.compile("\"lease_id\":\"([^\"]*)\"").matcher(r.text());
+    assertThat(m.find()).as(r.text()).isTrue();
+    return m.group(1);
+  }
+
   @Test
   void deadOnRequestWithReasonAndDeferAndExtend() {
     api.put("/v1/queues/jobs", "{}");
@@ -112,15 +171,21 @@ class NativeWalkthroughTest {
     assertThat(deferred.json().at("/results/0/outcome").asText()).isEqualTo("deferred");
     JsonNode m2 = receiveOne("jobs");
     assertThat(m2.get("attempt").asInt()).isEqualTo(1);
-    Reply extended = api.post("/v1/queues/jobs/extend", "{\"lease_id\": \"" + lease(m2) + "\", \"by\": \"2m\"}");
+    Reply extended =
+        api.post("/v1/queues/jobs/extend", "{\"lease_id\": \"" + lease(m2) + "\", \"by\": \"2m\"}");
     assertThat(extended.status()).isEqualTo(200);
     assertThat(extended.json().at("/results/0/outcome").asText()).isEqualTo("extended");
-    assertThat(extended.json().at("/results/0/lease_until").asText()).isEqualTo("2026-01-01T00:02:00Z");
+    assertThat(extended.json().at("/results/0/lease_until").asText())
+        .isEqualTo("2026-01-01T00:02:00Z");
     Reply dead =
-        api.post("/v1/queues/jobs/nack", "{\"lease_id\": \"" + lease(m2) + "\", \"dead\": true, \"reason\": \"poison\"}");
+        api.post(
+            "/v1/queues/jobs/nack",
+            "{\"lease_id\": \"" + lease(m2) + "\", \"dead\": true, \"reason\": \"poison\"}");
     assertThat(dead.json().at("/results/0/outcome").asText()).isEqualTo("dead");
-    assertThat(api.get("/v1/queues/jobs/dlq").json().at("/messages/0/dead_reason").asText()).isEqualTo("poison");
-    Reply some = api.post("/v1/queues/jobs/dlq/redrive", "{\"ids\": [\"" + m.get("id").asText() + "\"]}");
+    assertThat(api.get("/v1/queues/jobs/dlq").json().at("/messages/0/dead_reason").asText())
+        .isEqualTo("poison");
+    Reply some =
+        api.post("/v1/queues/jobs/dlq/redrive", "{\"ids\": [\"" + m.get("id").asText() + "\"]}");
     assertThat(some.json().get("redriven").asInt()).isEqualTo(1);
   }
 
@@ -131,18 +196,23 @@ class NativeWalkthroughTest {
     Reply r =
         api.post(
             "/v1/queues/batch/messages",
-            "{\"messages\": [{\"body\": {\"n\": 1}}, {\"body\": \"two\", \"content_type\": \"text\"},"
-                + " {\"body\": \"" + bytes + "\", \"content_type\": \"bytes\"}]}");
+            "{\"messages\": [{\"body\": {\"n\": 1}}, {\"body\": \"two\", \"content_type\":"
+                + " \"text\"}, {\"body\": \""
+                + bytes
+                + "\", \"content_type\": \"bytes\"}]}");
     assertThat(r.status()).isEqualTo(201);
     assertThat(r.json().get("messages")).hasSize(3);
     assertThat(r.json().at("/messages/2/id").asText()).isNotEmpty();
 
-    Reply bad = api.post("/v1/queues/batch/messages",
-        "{\"messages\": [{\"body\": 1}, {\"body\": 2, \"delay\": \"-1s\"}]}");
+    Reply bad =
+        api.post(
+            "/v1/queues/batch/messages",
+            "{\"messages\": [{\"body\": 1}, {\"body\": 2, \"delay\": \"-1s\"}]}");
     assertThat(bad.status()).isEqualTo(400);
     assertThat(api.get("/v1/queues/batch").json().at("/stats/ready").asInt()).isEqualTo(3);
 
-    Reply got = api.post("/v1/queues/batch/receive", "{\"max\": 10, \"visibility_timeout\": \"10s\"}");
+    Reply got =
+        api.post("/v1/queues/batch/receive", "{\"max\": 10, \"visibility_timeout\": \"10s\"}");
     JsonNode msgs = got.json().get("messages");
     assertThat(msgs).hasSize(3);
     assertThat(msgs.get(0).at("/body/n").asInt()).isEqualTo(1);
@@ -155,12 +225,15 @@ class NativeWalkthroughTest {
   void settleAnswersPerLeaseWithConflicts() {
     api.put("/v1/queues/q", "{}");
     api.post("/v1/queues/q/messages", "{\"messages\": [{\"body\": 1}, {\"body\": 2}]}");
-    JsonNode got = api.post("/v1/queues/q/receive", "{\"max\": 2, \"visibility_timeout\": \"5s\"}")
-        .json().get("messages");
+    JsonNode got =
+        api.post("/v1/queues/q/receive", "{\"max\": 2, \"visibility_timeout\": \"5s\"}")
+            .json()
+            .get("messages");
     String a = lease(got.get(0));
     String b = lease(got.get(1));
 
-    Reply mixed = api.post("/v1/queues/q/ack", "{\"lease_ids\": [\"" + a + "\", \"1.ffffffffffffffff\"]}");
+    Reply mixed =
+        api.post("/v1/queues/q/ack", "{\"lease_ids\": [\"" + a + "\", \"1.ffffffffffffffff\"]}");
     assertThat(mixed.status()).isEqualTo(409);
     assertThat(mixed.code()).isEqualTo("lease_conflict");
     assertThat(mixed.json().get("succeeded").asInt()).isEqualTo(1);
@@ -171,7 +244,8 @@ class NativeWalkthroughTest {
     server.advance(Duration.ofSeconds(6));
     Reply stale = api.post("/v1/queues/q/ack", "{\"lease_id\": \"" + b + "\"}");
     assertThat(stale.status()).isEqualTo(409);
-    assertThat(stale.json().at("/results/0/outcome").asText()).isIn("lease_expired", "lease_not_found");
+    assertThat(stale.json().at("/results/0/outcome").asText())
+        .isIn("lease_expired", "lease_not_found");
     JsonNode again = receiveOne("q");
     assertThat(again.get("attempt").asInt()).isEqualTo(2);
   }
@@ -187,7 +261,8 @@ class NativeWalkthroughTest {
     assertThat(api.get("/v1/queues/b/messages").json().get("messages")).hasSize(3);
     assertThat(api.get("/v1/queues/b/messages?state=delayed").json().at("/messages/0/body").asInt())
         .isEqualTo(2);
-    assertThat(api.get("/v1/queues/b/messages?state=delayed").json().at("/messages/0/state").asText())
+    assertThat(
+            api.get("/v1/queues/b/messages?state=delayed").json().at("/messages/0/state").asText())
         .isEqualTo("delayed");
     assertThat(api.get("/v1/queues/b/messages?state=leased").json().at("/messages/0/id").asText())
         .isEqualTo(id1);

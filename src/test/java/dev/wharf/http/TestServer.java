@@ -18,8 +18,10 @@ final class TestServer implements AutoCloseable {
 
   final MutableClock clock = MutableClock.atEpochDay();
   final SqliteStore store;
+
   /** When set, every store call but close throws it: a storage failure on demand. */
   volatile RuntimeException storeFailure;
+
   final Broker broker;
   final PrometheusMeterRegistry registry = new PrometheusMeterRegistry(PrometheusConfig.DEFAULT);
   final WharfHttp http;
@@ -34,9 +36,19 @@ final class TestServer implements AutoCloseable {
   }
 
   TestServer(Path dir, String adminToken, boolean requireTokens, String host, Duration keepalive) {
+    this(dir, adminToken, requireTokens, host, keepalive, BrokerOptions.defaults());
+  }
+
+  TestServer(
+      Path dir,
+      String adminToken,
+      boolean requireTokens,
+      String host,
+      Duration keepalive,
+      BrokerOptions options) {
     store = new SqliteStore(dir.resolve("wharf.db"));
     store.start();
-    broker = new Broker(failable(store), clock, BrokerOptions.defaults(), registry);
+    broker = new Broker(failable(store), clock, options, registry);
     broker.startWithoutReapers();
     http =
         WharfHttp.start(

@@ -44,18 +44,20 @@ public final class DeadLetterService implements HttpService {
     int limit = q.integer("limit", 50);
     long after = q.nonNegativeLong("after", 0);
     Instant now = broker.now();
-    List<Message> page =
-        MessagesService.asParam(() -> broker.deadLetters(queue, after, limit));
+    List<Message> page = Routes.asParam(() -> broker.deadLetters(queue, after, limit));
     Replies.send(res, 200, MessageJson.page(page, limit, now));
   }
 
   private void redrive(ServerRequest req, ServerResponse res) {
     Fields f = Fields.of(bodies.object(req), REDRIVE);
     int n = broker.redrive(Routes.queue(req), f.strings("ids"));
-    Replies.send(res, 200, g -> {
-      g.writeStartObject();
-      g.writeNumberField("redriven", n);
-      g.writeEndObject();
-    });
+    Replies.send(
+        res,
+        200,
+        g -> {
+          g.writeStartObject();
+          g.writeNumberField("redriven", n);
+          g.writeEndObject();
+        });
   }
 }

@@ -18,15 +18,16 @@ final class MessageJson {
 
   /** {@code {"messages": [...]}} of deliveries, as receive answers. */
   static byte[] deliveries(List<Delivery> got) {
-    return Replies.bytes(g -> {
-      g.writeStartObject();
-      g.writeArrayFieldStart("messages");
-      for (Delivery d : got) {
-        delivery(g, d);
-      }
-      g.writeEndArray();
-      g.writeEndObject();
-    });
+    return Replies.bytes(
+        g -> {
+          g.writeStartObject();
+          g.writeArrayFieldStart("messages");
+          for (Delivery d : got) {
+            delivery(g, d);
+          }
+          g.writeEndArray();
+          g.writeEndObject();
+        });
   }
 
   static byte[] delivery(Delivery d) {
@@ -50,20 +51,21 @@ final class MessageJson {
 
   /** {@code {"messages": [...], "next": cursor}} of stored messages, as browse answers. */
   static byte[] page(List<Message> messages, int limit, Instant now) {
-    return Replies.bytes(g -> {
-      g.writeStartObject();
-      g.writeArrayFieldStart("messages");
-      for (Message m : messages) {
-        stored(g, m, now);
-      }
-      g.writeEndArray();
-      if (messages.size() == limit && !messages.isEmpty()) {
-        g.writeStringField("next", Long.toString(messages.get(messages.size() - 1).seq()));
-      } else {
-        g.writeNullField("next");
-      }
-      g.writeEndObject();
-    });
+    return Replies.bytes(
+        g -> {
+          g.writeStartObject();
+          g.writeArrayFieldStart("messages");
+          for (Message m : messages) {
+            stored(g, m, now);
+          }
+          g.writeEndArray();
+          if (messages.size() == limit && !messages.isEmpty()) {
+            g.writeStringField("next", Long.toString(messages.get(messages.size() - 1).seq()));
+          } else {
+            g.writeNullField("next");
+          }
+          g.writeEndObject();
+        });
   }
 
   static void stored(JsonGenerator g, Message m, Instant now) throws IOException {

@@ -3,6 +3,7 @@ package dev.wharf.http.nativeapi;
 import static dev.wharf.http.Endpoints.Guard.DATA;
 import static dev.wharf.http.Endpoints.Guard.MANAGEMENT;
 
+import com.fasterxml.jackson.core.JsonGenerator;
 import com.fasterxml.jackson.databind.node.ObjectNode;
 import dev.wharf.core.Broker;
 import dev.wharf.http.ApiError;
@@ -20,6 +21,7 @@ import io.helidon.webserver.http.HttpRules;
 import io.helidon.webserver.http.HttpService;
 import io.helidon.webserver.http.ServerRequest;
 import io.helidon.webserver.http.ServerResponse;
+import java.io.IOException;
 import java.time.Duration;
 import java.time.Instant;
 import java.util.List;
@@ -45,7 +47,8 @@ public final class MessagesService implements HttpService {
     endpoints.add(rules, Method.POST, "/v1/queues/{name}/receive", DATA, this::receive);
     endpoints.add(rules, Method.GET, "/v1/queues/{name}/messages", MANAGEMENT, this::browse);
     endpoints.add(rules, Method.GET, "/v1/queues/{name}/messages/{id}", MANAGEMENT, this::one);
-    endpoints.add(rules, Method.DELETE, "/v1/queues/{name}/messages/{id}", MANAGEMENT, this::delete);
+    endpoints.add(
+        rules, Method.DELETE, "/v1/queues/{name}/messages/{id}", MANAGEMENT, this::delete);
   }
 
   private void publish(ServerRequest req, ServerResponse res) {
@@ -55,19 +58,21 @@ public final class MessagesService implements HttpService {
       Replies.send(res, 201, g -> result(g, results.get(0)));
       return;
     }
-    Replies.send(res, 201, g -> {
-      g.writeStartObject();
-      g.writeArrayFieldStart("messages");
-      for (PublishResult r : results) {
-        result(g, r);
-      }
-      g.writeEndArray();
-      g.writeEndObject();
-    });
+    Replies.send(
+        res,
+        201,
+        g -> {
+          g.writeStartObject();
+          g.writeArrayFieldStart("messages");
+          for (PublishResult r : results) {
+            result(g, r);
+          }
+          g.writeEndArray();
+          g.writeEndObject();
+        });
   }
 
-  private static void result(com.fasterxml.jackson.core.JsonGenerator g, PublishResult r)
-      throws java.io.IOException {
+  private static void result(JsonGenerator g, PublishResult r) throws IOException {
     g.writeStartObject();
     g.writeStringField("id", r.id());
     g.writeBooleanField("duplicate", r.duplicate());
@@ -82,12 +87,12 @@ public final class MessagesService implements HttpService {
     Duration wait = f.duration("wait");
     List<Delivery> got =
         broker.receive(
-            queue, max == null ? 1 : max, wait == null ? Duration.ZERO : wait,
+            queue,
+            max == null ? 1 : max,
+            wait == null ? Duration.ZERO : wait,
             f.duration("visibility_timeout"));
-    byte[] answer;
     try {
-      answer = MessageJson.deliveries(got);
-      Replies.send(res, 200, answer);
+      Replies.send(res, 200, MessageJson.deliveries(got));
     } catch (RuntimeException e) {
       // Lease first, then write: a consumer that left must not hold the messages until expiry.
       Routes.release(broker, queue, got);
@@ -100,12 +105,16 @@ public final class MessagesService implements HttpService {
     QueryParams q = new QueryParams(req.query());
     String filter = q.string("state");
     MessageState state = stateParam(filter);
-    Boolean delayed = filter == null ? null : filter.equals("delayed") ? Boolean.TRUE
-        : filter.equals("ready") ? Boolean.FALSE : null;
+    Boolean delayed =
+        filter == null
+            ? null
+            : filter.equals("delayed")
+                ? Boolean.TRUE
+                : filter.equals("ready") ? Boolean.FALSE : null;
     int limit = q.integer("limit", 50);
     long after = q.nonNegativeLong("after", 0);
     Instant now = broker.now();
-    List<Message> page = asParam(() -> broker.browse(queue, state, delayed, after, limit));
+    List<Message> page = Routes.asParam(() -> broker.browse(queue, state, delayed, after, limit));
     Replies.send(res, 200, MessageJson.page(page, limit, now));
   }
 
@@ -133,14 +142,5 @@ public final class MessagesService implements HttpService {
   private void delete(ServerRequest req, ServerResponse res) {
     broker.deleteMessage(Routes.queue(req), req.path().pathParameters().get("id"));
     Replies.noContent(res);
-  }
-
-  /** Core range errors about query parameters are parameter errors, not body errors. */
-  static <T> T asParam(java.util.function.Supplier<T> call) {
-    try {
-      return call.get();
-    } catch (dev.wharf.core.BrokerException.Invalid e) {
-      throw ApiError.invalidParam(e.getMessage());
-    }
   }
 }

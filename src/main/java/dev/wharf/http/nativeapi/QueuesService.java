@@ -37,19 +37,22 @@ public final class QueuesService implements HttpService {
 
   private void list(ServerRequest req, ServerResponse res) {
     List<String> names = broker.queueNames();
-    Replies.send(res, 200, g -> {
-      g.writeStartObject();
-      g.writeArrayFieldStart("queues");
-      for (String name : names) {
-        try {
-          QueueJson.queue(g, name, broker.settings(name), broker.stats(name), broker.now());
-        } catch (BrokerException.QueueNotFound gone) {
-          // Deleted between listing and reading: it is simply not in the answer.
-        }
-      }
-      g.writeEndArray();
-      g.writeEndObject();
-    });
+    Replies.send(
+        res,
+        200,
+        g -> {
+          g.writeStartObject();
+          g.writeArrayFieldStart("queues");
+          for (String name : names) {
+            try {
+              QueueJson.queue(g, name, broker.settings(name), broker.stats(name), broker.now());
+            } catch (BrokerException.QueueNotFound gone) {
+              // Deleted between listing and reading: it is simply not in the answer.
+            }
+          }
+          g.writeEndArray();
+          g.writeEndObject();
+        });
   }
 
   private void put(ServerRequest req, ServerResponse res) {
@@ -72,11 +75,14 @@ public final class QueuesService implements HttpService {
 
   private void purge(ServerRequest req, ServerResponse res) {
     long n = broker.purge(Routes.queue(req));
-    Replies.send(res, 200, g -> {
-      g.writeStartObject();
-      g.writeNumberField("purged", n);
-      g.writeEndObject();
-    });
+    Replies.send(
+        res,
+        200,
+        g -> {
+          g.writeStartObject();
+          g.writeNumberField("purged", n);
+          g.writeEndObject();
+        });
   }
 
   private void render(ServerResponse res, int status, String name) {

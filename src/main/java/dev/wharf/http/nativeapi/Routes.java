@@ -1,9 +1,12 @@
 package dev.wharf.http.nativeapi;
 
 import dev.wharf.core.Broker;
+import dev.wharf.core.BrokerException;
+import dev.wharf.http.ApiError;
 import dev.wharf.store.Delivery;
 import io.helidon.webserver.http.ServerRequest;
 import java.util.List;
+import java.util.function.Supplier;
 import java.util.logging.Level;
 import java.util.logging.Logger;
 
@@ -15,6 +18,15 @@ final class Routes {
 
   static String queue(ServerRequest req) {
     return req.path().pathParameters().get("name");
+  }
+
+  /** Core range errors about query parameters are parameter errors, not body errors. */
+  static <T> T asParam(Supplier<T> call) {
+    try {
+      return call.get();
+    } catch (BrokerException.Invalid e) {
+      throw ApiError.invalidParam(e.getMessage());
+    }
   }
 
   /**

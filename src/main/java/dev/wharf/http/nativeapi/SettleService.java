@@ -21,7 +21,8 @@ import java.util.Set;
 /** Ack, nack, defer and extend of one lease or many, with one outcome per lease. */
 public final class SettleService implements HttpService {
   private static final Set<String> ACK = Set.of("lease_id", "lease_ids");
-  private static final Set<String> NACK = Set.of("lease_id", "lease_ids", "delay", "dead", "reason");
+  private static final Set<String> NACK =
+      Set.of("lease_id", "lease_ids", "delay", "dead", "reason");
   private static final Set<String> DEFER = Set.of("lease_id", "lease_ids", "delay");
   private static final Set<String> EXTEND = Set.of("lease_id", "lease_ids", "by");
 
@@ -66,7 +67,9 @@ public final class SettleService implements HttpService {
     Duration delay = f.duration("delay");
     answer(
         res,
-        broker.settle().defer(Routes.queue(req), leaseIds(f), delay == null ? Duration.ZERO : delay));
+        broker
+            .settle()
+            .defer(Routes.queue(req), leaseIds(f), delay == null ? Duration.ZERO : delay));
   }
 
   private void extend(ServerRequest req, ServerResponse res) {
@@ -100,26 +103,30 @@ public final class SettleService implements HttpService {
     }
     int ok = succeeded;
     boolean conflict = ok < outcomes.size();
-    Replies.send(res, conflict ? 409 : 200, g -> {
-      g.writeStartObject();
-      if (conflict) {
-        g.writeStringField("code", "lease_conflict");
-        g.writeStringField(
-            "detail", (outcomes.size() - ok) + " of " + outcomes.size() + " leases are not current");
-      }
-      g.writeNumberField("succeeded", ok);
-      g.writeArrayFieldStart("results");
-      for (LeaseOutcome o : outcomes) {
-        g.writeStartObject();
-        g.writeStringField("lease_id", o.leaseId());
-        g.writeStringField("outcome", o.outcome().wire());
-        if (o.leaseUntil() != null) {
-          Replies.time(g, "lease_until", o.leaseUntil());
-        }
-        g.writeEndObject();
-      }
-      g.writeEndArray();
-      g.writeEndObject();
-    });
+    Replies.send(
+        res,
+        conflict ? 409 : 200,
+        g -> {
+          g.writeStartObject();
+          if (conflict) {
+            g.writeStringField("code", "lease_conflict");
+            g.writeStringField(
+                "detail",
+                (outcomes.size() - ok) + " of " + outcomes.size() + " leases are not current");
+          }
+          g.writeNumberField("succeeded", ok);
+          g.writeArrayFieldStart("results");
+          for (LeaseOutcome o : outcomes) {
+            g.writeStartObject();
+            g.writeStringField("lease_id", o.leaseId());
+            g.writeStringField("outcome", o.outcome().wire());
+            if (o.leaseUntil() != null) {
+              Replies.time(g, "lease_until", o.leaseUntil());
+            }
+            g.writeEndObject();
+          }
+          g.writeEndArray();
+          g.writeEndObject();
+        });
   }
 }

@@ -22,13 +22,15 @@ import java.util.logging.Level;
 import java.util.logging.Logger;
 
 /**
- * Server-sent events: each message is leased, then written as one event named by its lease id.
- * A quiet stream gets a keepalive comment; a failed write releases the leases not delivered.
+ * Server-sent events: each message is leased, then written as one event named by its lease id. A
+ * quiet stream gets a keepalive comment; a failed write releases the leases not delivered.
  */
 public final class StreamService implements HttpService {
   private static final Logger LOG = Logger.getLogger(StreamService.class.getName());
+
   /** The longest park the core allows by default; a quieter stream gets keepalives more often. */
   private static final Duration LONGEST_WAIT = Duration.ofSeconds(30);
+
   private static final SseEvent KEEPALIVE = SseEvent.builder().comment(" keepalive").build();
 
   private final Broker broker;
@@ -57,7 +59,7 @@ public final class StreamService implements HttpService {
     Duration visibility = q.duration("visibility_timeout");
     // A first claim that does not wait: bad parameters and unknown queues are still plain 4xx.
     List<Delivery> batch =
-        MessagesService.asParam(() -> broker.receive(queue, max, Duration.ZERO, visibility));
+        Routes.asParam(() -> broker.receive(queue, max, Duration.ZERO, visibility));
     SseSink sink;
     try {
       sink = res.sink(SseSink.TYPE);
@@ -76,7 +78,8 @@ public final class StreamService implements HttpService {
       }
     } catch (BrokerException e) {
       // The queue went away or storage failed mid-stream: say so, then end the stream.
-      emitQuietly(sink, SseEvent.builder().name("error").data(new String[] {e.getMessage()}).build());
+      emitQuietly(
+          sink, SseEvent.builder().name("error").data(new String[] {e.getMessage()}).build());
     } catch (RuntimeException e) {
       LOG.log(Level.FINE, "stream ended", e);
     } finally {
@@ -90,7 +93,8 @@ public final class StreamService implements HttpService {
       Delivery d = batch.get(i);
       try {
         String data = new String(MessageJson.delivery(d), StandardCharsets.UTF_8);
-        sink.emit(SseEvent.builder().name("message").id(d.leaseId()).data(new String[] {data}).build());
+        sink.emit(
+            SseEvent.builder().name("message").id(d.leaseId()).data(new String[] {data}).build());
       } catch (RuntimeException e) {
         Routes.release(broker, queue, batch.subList(i, batch.size()));
         LOG.log(Level.FINE, "stream client went away", e);
