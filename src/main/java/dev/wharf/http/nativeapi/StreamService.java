@@ -68,10 +68,15 @@ public final class StreamService implements HttpService {
       throw e;
     }
     try {
-      while (!closing.getAsBoolean() && !Thread.currentThread().isInterrupted()) {
+      // Every claimed batch is written (or released) before the loop may end, so stopping the
+      // server never strands a lease until it expires.
+      while (true) {
         if (batch.isEmpty()) {
           sink.emit(KEEPALIVE);
         } else if (!emit(sink, queue, batch)) {
+          return;
+        }
+        if (closing.getAsBoolean() || Thread.currentThread().isInterrupted()) {
           return;
         }
         batch = broker.receive(queue, max, keepalive, visibility);
