@@ -20,6 +20,7 @@ import java.util.concurrent.atomic.AtomicLong;
  */
 final class CrashClients {
   static final ObjectMapper JSON = new ObjectMapper();
+  static final int POISON = 25;
   private final ServerSlot slot;
   private final Ledger ledger;
   private final String queue;
@@ -127,6 +128,8 @@ final class CrashClients {
       return;
     }
     Map<String, Long> byLease = deliveries(r, asked, queue, ledger);
+    // Every POISON-th message is never acked: it uses up its attempts and moves to the DLQ.
+    byLease.values().removeIf(n -> n % POISON == 0);
     if (byLease.isEmpty()) {
       return;
     }
