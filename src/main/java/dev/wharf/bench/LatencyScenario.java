@@ -5,6 +5,7 @@ import java.util.ArrayList;
 import java.util.List;
 import java.util.concurrent.LinkedBlockingQueue;
 import java.util.concurrent.TimeUnit;
+import java.util.concurrent.atomic.AtomicBoolean;
 import java.util.concurrent.atomic.AtomicLong;
 import java.util.concurrent.locks.LockSupport;
 import org.HdrHistogram.Histogram;
@@ -36,9 +37,12 @@ final class LatencyScenario {
     LinkedBlockingQueue<String> toAck = new LinkedBlockingQueue<>();
     // Publishes of the measured window that succeeded: the poller keeps going until it has them.
     AtomicLong measuredPublished = new AtomicLong();
+    // A publish may still be in flight when the window closes; its count comes after.
+    AtomicBoolean publishersDone = new AtomicBoolean();
     try {
       Thread poller = Thread.ofVirtual().name("bench-poller").start(
-          () -> poll(target, queue, phase, measuredPublished, endToEndUs, perPoll, toAck));
+          () -> poll(target, queue, phase, publishersDone, measuredPublished, endToEndUs, perPoll,
+              toAck));
       Thread acker = Thread.ofVirtual().name("bench-acker").start(
           () -> ack(target, queue, poller, toAck));
       long startNs = System.nanoTime();
@@ -66,6 +70,7 @@ final class LatencyScenario {
               }
             }
           });
+      publishersDone.set(true);
       wakePoller(target, publishPath, poller);
       Workers.joinAll(List.of(poller, acker));
       Tally published = Tally.merge(Workers.tallies(pubs));
@@ -111,12 +116,14 @@ final class LatencyScenario {
    * Polls until the measured window is over and every message published in it has arrived (or
    * {@link #TAIL_NS} more have passed), so the slowest messages are not left out.
    */
-  private static void poll(Target target, String queue, Phase phase, AtomicLong published,
-      Histogram e2eUs, Histogram perPoll, LinkedBlockingQueue<String> toAck) {
+  private static void poll(Target target, String queue, Phase phase, AtomicBoolean publishersDone,
+      AtomicLong published, Histogram e2eUs, Histogram perPoll,
+      LinkedBlockingQueue<String> toAck) {
     String path = "/v1/queues/" + queue + "/receive";
     byte[] body = Payloads.receive(100, "10s");
     try (HttpConn conn = target.conn()) {
       while (phase.running()
+          || !publishersDone.get()
           || (e2eUs.getTotalCount() < published.get()
               && System.nanoTime() - phase.stopAtNs() < TAIL_NS)) {
         try {
