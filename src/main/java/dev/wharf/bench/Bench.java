@@ -66,6 +66,10 @@ public final class Bench implements Callable<Integer> {
       description = "HTTP client: socket (minimal keep-alive client) or jdk (java.net.http)")
   String client;
 
+  @Option(names = "--threads", defaultValue = "platform",
+      description = "client threads: platform (cheapest per request) or virtual")
+  String threads;
+
   @Option(names = "--json", description = "also print one JSON line per scenario")
   boolean json;
 
@@ -95,7 +99,11 @@ public final class Bench implements Callable<Integer> {
           + " --polls >= 1, --repeat >= 1");
       return 2;
     }
-    Target target = new Target(port, token, client.equals("jdk"));
+    if (!threads.equals("platform") && !threads.equals("virtual")) {
+      System.err.println("--threads is platform or virtual");
+      return 2;
+    }
+    Target target = new Target(port, token, client.equals("jdk"), threads.equals("virtual"));
     if (!reachable(target)) {
       System.err.println("no Wharf server answers GET /healthz on 127.0.0.1:" + port);
       return 1;
@@ -103,8 +111,9 @@ public final class Bench implements Callable<Integer> {
     long pid = serverPid > 0 ? serverPid : ServerProcess.pidListeningOn(port);
     Options o = new Options(seconds, warmup, clients, batch, publishers, consumers, rate, polls,
         pid);
-    System.out.printf("wharf bench: 127.0.0.1:%d (server pid %s), %s client, %d cores%n", port,
-        pid > 0 ? pid : "unknown", client, Runtime.getRuntime().availableProcessors());
+    System.out.printf("wharf bench: 127.0.0.1:%d (server pid %s), %s client on %s threads, %d"
+        + " cores%n", port, pid > 0 ? pid : "unknown", client, threads,
+        Runtime.getRuntime().availableProcessors());
     for (int i = 1; i <= repeat; i++) {
       if (repeat > 1) {
         System.out.printf("-- run %d of %d%n", i, repeat);
@@ -156,7 +165,7 @@ public final class Bench implements Callable<Integer> {
   }
 
   private void emit(Result r) {
-    r.put("client", client);
+    r.put("client", client).put("threads", threads);
     r.print(System.out, json);
     medians.add(r);
   }

@@ -25,7 +25,7 @@ final class ConsumeScenario {
       Phase phase = new Phase(o.warmup(), o.seconds());
       AtomicReference<Tally> published = new AtomicReference<>();
       Thread pubThread =
-          Thread.ofVirtual().start(() -> published.set(Tally.merge(Workers.tallies(
+          target.start("bench-publishers", () -> published.set(Tally.merge(Workers.tallies(
               Workers.run(target, publishers, phase,
                   () -> PublishScenario.publisher(phase, messages, publishBody, batch))))));
       List<Consumer> cons =

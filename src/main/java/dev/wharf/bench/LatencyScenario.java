@@ -40,10 +40,10 @@ final class LatencyScenario {
     // A publish may still be in flight when the window closes; its count comes after.
     AtomicBoolean publishersDone = new AtomicBoolean();
     try {
-      Thread poller = Thread.ofVirtual().name("bench-poller").start(
+      Thread poller = target.start("bench-poller",
           () -> poll(target, queue, phase, publishersDone, measuredPublished, endToEndUs, perPoll,
               toAck));
-      Thread acker = Thread.ofVirtual().name("bench-acker").start(
+      Thread acker = target.start("bench-acker",
           () -> ack(target, queue, poller, toAck));
       long startNs = System.nanoTime();
       AtomicLong slots = new AtomicLong();

@@ -12,11 +12,24 @@ final class Target {
   private final int port;
   private final String token;
   private final boolean jdkClient;
+  private final boolean virtualThreads;
 
-  Target(int port, String token, boolean jdkClient) {
+  Target(int port, String token, boolean jdkClient, boolean virtualThreads) {
     this.port = port;
     this.token = token;
     this.jdkClient = jdkClient;
+    this.virtualThreads = virtualThreads;
+  }
+
+  /**
+   * Starts a client thread. Platform threads by default: a blocking read on one is a single
+   * system call, where a virtual thread's goes through the poller (register, park, wake, read
+   * again), which measured twice the client CPU per request. The thousands of idle long-polls use
+   * virtual threads whatever this says.
+   */
+  Thread start(String name, Runnable body) {
+    Thread.Builder b = virtualThreads ? Thread.ofVirtual() : Thread.ofPlatform().daemon();
+    return b.name(name).start(body);
   }
 
   int port() {

@@ -5,7 +5,7 @@ import java.util.ArrayList;
 import java.util.List;
 import java.util.function.Supplier;
 
-/** Runs N client workers on virtual threads, each with its own connection, until a phase ends. */
+/** Runs N client workers, each on its own thread with its own connection, until a phase ends. */
 final class Workers {
   private Workers() {}
 
@@ -23,7 +23,7 @@ final class Workers {
     for (int i = 0; i < n; i++) {
       W w = factory.get();
       workers.add(w);
-      threads.add(Thread.ofVirtual().name("bench-client-" + i).start(() -> loop(target, phase, w)));
+      threads.add(target.start("bench-client-" + i, () -> loop(target, phase, w)));
     }
     joinAll(threads);
     return workers;
