@@ -1,0 +1,73 @@
+package dev.wharf.app;
+
+import static org.assertj.core.api.Assertions.assertThat;
+import static org.assertj.core.api.Assertions.assertThatThrownBy;
+
+import dev.wharf.config.ConfigLoader;
+import dev.wharf.config.StorageConfig;
+import dev.wharf.config.WharfConfig;
+import java.net.InetAddress;
+import java.net.ServerSocket;
+import java.net.URI;
+import java.net.http.HttpClient;
+import java.net.http.HttpRequest;
+import java.net.http.HttpResponse;
+import java.nio.file.Path;
+import java.util.Map;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.io.TempDir;
+
+class WharfAppTest {
+  @TempDir Path dir;
+
+  private WharfConfig config(String yaml) {
+    return new ConfigLoader(Map.of()).parse(yaml, "test");
+  }
+
+  @Test
+  void startsServesAndKeepsDataAcrossRestarts() throws Exception {
+    WharfConfig cfg =
+        config(
+            "server: {port: 0}\nstorage: {path: '" + dir.resolve("w.db") + "'}\nqueues: {q: {}}\n");
+    HttpClient client = HttpClient.newHttpClient();
+    try (WharfApp app = WharfApp.start(cfg)) {
+      HttpResponse<String> health =
+          client.send(
+              HttpRequest.newBuilder(URI.create(app.url() + "/healthz")).build(),
+              HttpResponse.BodyHandlers.ofString());
+      assertThat(health.statusCode()).isEqualTo(200);
+      app.broker().publish("q", java.util.List.of(dev.wharf.core.Publish.json("{\"a\":1}")));
+    }
+    try (WharfApp again = WharfApp.start(cfg)) {
+      assertThat(again.broker().stats("q").counts().ready()).isEqualTo(1);
+    }
+  }
+
+  @Test
+  void aBusyPortIsAClearStartupErrorAndReleasesTheStore() throws Exception {
+    try (ServerSocket taken = new ServerSocket(0, 1, InetAddress.getLoopbackAddress())) {
+      int port = taken.getLocalPort();
+      WharfConfig cfg =
+          config("server: {port: " + port + "}\nstorage: {path: '" + dir.resolve("b.db") + "'}\n");
+      assertThatThrownBy(() -> WharfApp.start(cfg))
+          .isInstanceOf(StartupException.class)
+          .hasMessageStartingWith("cannot listen on 127.0.0.1:" + port + ": the address is in use");
+    }
+    // The store was closed on the way out: the same file opens again.
+    try (WharfApp app =
+        WharfApp.start(
+            config("server: {port: 0}\nstorage: {path: '" + dir.resolve("b.db") + "'}\n"))) {
+      assertThat(app.port()).isPositive();
+    }
+  }
+
+  @Test
+  void postgresSaysPlainlyThatItIsNotAvailableYet() {
+    assertThatThrownBy(
+            () ->
+                StoreFactory.create(
+                    new StorageConfig.Postgres("jdbc:postgresql://x/y", "u", "p", 5)))
+        .isInstanceOf(StartupException.class)
+        .hasMessage("storage kind postgres is not available in this build yet; use kind: sqlite");
+  }
+}
