@@ -28,11 +28,12 @@ final class PgNotifier implements AutoCloseable {
   static final String VISIBLE = "wharf_visible";
   static final String QUEUES = "wharf_queues";
   private static final Logger LOG = Logger.getLogger(PgNotifier.class.getName());
-  private static final long POLL_MS = 1000;
+  static final long POLL_MS = 1000;
 
   private final Supplier<Connection> connect;
   private final String prefix;
   private final String schemaPrefix;
+  private final long pollMs;
   private final Thread thread;
   private volatile boolean running = true;
   private volatile Consumer<String> onVisible = q -> {};
@@ -44,8 +45,9 @@ final class PgNotifier implements AutoCloseable {
    * @param prefix the payload prefix of this node's own notifications ({@code schema|node|})
    * @param schemaPrefix the payload prefix every node of this schema uses ({@code schema|})
    */
-  PgNotifier(Supplier<Connection> connect, String prefix, String schemaPrefix) {
+  PgNotifier(Supplier<Connection> connect, String prefix, String schemaPrefix, long pollMs) {
     this.connect = connect;
+    this.pollMs = pollMs;
     this.prefix = prefix;
     this.schemaPrefix = schemaPrefix;
     this.thread = Thread.ofPlatform().name("wharf-pg-listener").daemon().unstarted(this::loop);
@@ -88,7 +90,7 @@ final class PgNotifier implements AutoCloseable {
         } catch (InterruptedException e) {
           break;
         }
-        backoff = Math.min(backoff * 2, POLL_MS);
+        backoff = Math.min(backoff * 2, 1000);
       }
     }
   }
@@ -100,10 +102,10 @@ final class PgNotifier implements AutoCloseable {
       long wait = nextPoll - System.currentTimeMillis();
       if (wait <= 0) {
         poll();
-        nextPoll = System.currentTimeMillis() + POLL_MS;
-        wait = POLL_MS;
+        nextPoll = System.currentTimeMillis() + pollMs;
+        wait = pollMs;
       }
-      PGNotification[] got = pg.getNotifications((int) wait);
+      PGNotification[] got = pg.getNotifications((int) Math.min(wait, Integer.MAX_VALUE));
       if (got != null) {
         for (PGNotification n : got) {
           dispatch(n);

@@ -38,6 +38,7 @@ import java.util.function.Consumer;
  */
 public final class PostgresStore implements Store {
   private final PostgresSettings settings;
+  private final long pollMillis;
   private final String node = Long.toHexString(ThreadLocalRandom.current().nextLong() >>> 8);
   private PgWriter writer;
   private PgReads reads;
@@ -45,7 +46,13 @@ public final class PostgresStore implements Store {
   private PgNotifier notifier;
 
   public PostgresStore(PostgresSettings settings) {
+    this(settings, PgNotifier.POLL_MS);
+  }
+
+  /** Tests stretch the polling fallback to prove a wake-up came by NOTIFY. */
+  PostgresStore(PostgresSettings settings, long pollMillis) {
     this.settings = settings;
+    this.pollMillis = pollMillis;
   }
 
   @Override
@@ -73,7 +80,7 @@ public final class PostgresStore implements Store {
       reads = new PgReads(settings, Math.max(1, settings.poolSize() - lanes));
       writer = new PgWriter(this::connect, lanes, stripeBase, prefix, PostgresStore::mergePlain);
       reaper = new PgReaperLock(this::connect, stripeBase + lanes, prefix);
-      notifier = new PgNotifier(this::connect, prefix, schemaPrefix);
+      notifier = new PgNotifier(this::connect, prefix, schemaPrefix, pollMillis);
       notifier.start(queuesVersion);
     } catch (RuntimeException e) {
       close();

@@ -1,0 +1,206 @@
+package dev.wharf.store.postgres;
+
+import static org.assertj.core.api.Assertions.assertThat;
+
+import dev.wharf.core.Broker;
+import dev.wharf.core.BrokerOptions;
+import dev.wharf.core.Publish;
+import dev.wharf.core.QueueSettingsPatch;
+import dev.wharf.store.DeadLetterPolicy;
+import dev.wharf.store.Delivery;
+import dev.wharf.store.LeaseExpiryRequest;
+import dev.wharf.store.LeaseOutcome.Outcome;
+import dev.wharf.store.ReapResult;
+import dev.wharf.testing.MutableClock;
+import io.micrometer.core.instrument.simple.SimpleMeterRegistry;
+import java.time.Duration;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.Set;
+import java.util.concurrent.ConcurrentHashMap;
+import java.util.concurrent.Executors;
+import java.util.concurrent.Future;
+import java.util.concurrent.TimeUnit;
+import java.util.concurrent.atomic.AtomicInteger;
+import java.util.concurrent.locks.LockSupport;
+import java.util.function.BooleanSupplier;
+import org.junit.jupiter.api.AfterEach;
+import org.junit.jupiter.api.BeforeEach;
+import org.junit.jupiter.api.Test;
+
+/** Two Wharf nodes (a store and a broker each) on one schema, in one JVM. */
+class PostgresNodesTest {
+  /** Long enough that only NOTIFY, never the polling fallback, can wake a waiter in a test. */
+  private static final long NO_POLL_MS = 120_000;
+
+  private final MutableClock clock = MutableClock.atEpochDay();
+  private final List<AutoCloseable> open = new ArrayList<>();
+  private PostgresSettings settings;
+
+  private record Node(PostgresStore store, Broker broker) {}
+
+  @BeforeEach
+  void schema() {
+    settings = TestDatabase.freshSchema(6);
+  }
+
+  @AfterEach
+  void closeAll() throws Exception {
+    for (int i = open.size() - 1; i >= 0; i--) {
+      open.get(i).close();
+    }
+    TestDatabase.dropSchema(TestDatabase.schemaOf(settings));
+  }
+
+  private Node node(long pollMs) {
+    PostgresStore store = new PostgresStore(settings, pollMs);
+    store.start();
+    open.add(store);
+    Broker broker = new Broker(store, clock, BrokerOptions.defaults(), new SimpleMeterRegistry());
+    broker.startWithoutReapers();
+    open.add(broker);
+    return new Node(store, broker);
+  }
+
+  private static void eventually(Duration limit, BooleanSupplier condition) {
+    long deadline = System.nanoTime() + limit.toNanos();
+    while (!condition.getAsBoolean()) {
+      assertThat(System.nanoTime()).as("condition within " + limit).isLessThan(deadline);
+      LockSupport.parkNanos(5_000_000);
+    }
+  }
+
+  @Test
+  void competingConsumersOnTwoNodesNeverHoldTheSameMessage() throws Exception {
+    Node a = node(NO_POLL_MS);
+    Node b = node(NO_POLL_MS);
+    a.broker().putQueue("q", QueueSettingsPatch.EMPTY);
+    for (int i = 0; i < 10; i++) {
+      List<Publish> batch = new ArrayList<>();
+      for (int j = 0; j < 100; j++) {
+        batch.add(Publish.json("" + (i * 100 + j)));
+      }
+      (i % 2 == 0 ? a : b).broker().publish("q", batch);
+    }
+    eventually(Duration.ofSeconds(5), () -> b.broker().queueNames().contains("q"));
+    Set<String> held = ConcurrentHashMap.newKeySet();
+    Set<String> done = ConcurrentHashMap.newKeySet();
+    AtomicInteger overlaps = new AtomicInteger();
+    try (var pool = Executors.newVirtualThreadPerTaskExecutor()) {
+      List<Future<?>> fs = new ArrayList<>();
+      for (int c = 0; c < 8; c++) {
+        Broker broker = (c % 2 == 0 ? a : b).broker();
+        fs.add(pool.submit(() -> {
+          for (int round = 0; round < 200; round++) {
+            List<Delivery> got = broker.receive("q", 9, Duration.ZERO, null);
+            if (got.isEmpty()) {
+              return null;
+            }
+            List<String> leases = new ArrayList<>();
+            for (Delivery d : got) {
+              if (!held.add(d.message().id())) {
+                overlaps.incrementAndGet();
+              }
+              leases.add(d.leaseId());
+            }
+            for (Delivery d : got) {
+              held.remove(d.message().id());
+              done.add(d.message().id());
+            }
+            assertThat(broker.settle().ack("q", leases, false))
+                .allMatch(o -> o.outcome() == Outcome.ACKED);
+          }
+          return null;
+        }));
+      }
+      for (Future<?> f : fs) {
+        f.get(60, TimeUnit.SECONDS);
+      }
+    }
+    assertThat(overlaps.get()).isZero();
+    assertThat(done).hasSize(1000);
+    assertThat(a.broker().stats("q").counts().depth()).isZero();
+  }
+
+  @Test
+  void aPublishOnOneNodeWakesALongPollOnAnother() throws Exception {
+    Node a = node(NO_POLL_MS);
+    Node b = node(NO_POLL_MS);
+    a.broker().putQueue("q", QueueSettingsPatch.EMPTY);
+    eventually(Duration.ofSeconds(5), () -> b.broker().queueNames().contains("q"));
+    try (var pool = Executors.newVirtualThreadPerTaskExecutor()) {
+      for (int round = 0; round < 2; round++) {
+        if (round == 1) {
+          // The listening connection drops: the node reconnects and hears again.
+          b.store().dropListenConnection();
+        }
+        Future<List<Delivery>> waiting =
+            pool.submit(() -> b.broker().receive("q", 1, Duration.ofSeconds(30), null));
+        eventually(Duration.ofSeconds(5), () -> waiting.state() == Future.State.RUNNING);
+        String id = a.broker().publish("q", List.of(Publish.json("1"))).get(0).id();
+        long sent = System.nanoTime();
+        // Well inside the 30 s wait and the 120 s poll: only a notification can do this.
+        List<Delivery> got = waiting.get(10, TimeUnit.SECONDS);
+        long ms = (System.nanoTime() - sent) / 1_000_000;
+        assertThat(got).extracting(d -> d.message().id()).containsExactly(id);
+        System.out.println("cross-node wake-up round " + round + ": " + ms + " ms");
+        b.broker().settle().ack("q", List.of(got.get(0).leaseId()), false);
+      }
+    }
+  }
+
+  @Test
+  void queueSettingsChangedOnOneNodeAreInForceOnTheOther() {
+    Node a = node(NO_POLL_MS);
+    Node b = node(NO_POLL_MS);
+    a.broker().putQueue("q", QueueSettingsPatch.EMPTY);
+    eventually(Duration.ofSeconds(1), () -> b.broker().queueNames().contains("q"));
+    a.broker().putQueue("q", new QueueSettingsPatch(null, null, 7, null, null, null, null));
+    eventually(Duration.ofSeconds(1), () -> b.broker().settings("q").maxAttempts() == 7);
+    a.broker().deleteQueue("q");
+    eventually(Duration.ofSeconds(1), () -> !b.broker().queueNames().contains("q"));
+  }
+
+  @Test
+  void pollingFallbackCarriesSettingsWhenNotificationsAreLost() {
+    Node a = node(NO_POLL_MS);
+    Node b = node(50);
+    // B misses the notification (its connection is down), but its next poll sees the new version.
+    b.store().dropListenConnection();
+    a.broker().putQueue("q", new QueueSettingsPatch(null, null, 4, null, null, null, null));
+    eventually(Duration.ofSeconds(3), () -> b.broker().queueNames().contains("q"));
+    assertThat(b.broker().settings("q").maxAttempts()).isEqualTo(4);
+  }
+
+  @Test
+  void leasesOfADeadNodeExpireAndAreRedeliveredThroughAnotherWhichTakesTheReapers() {
+    Node a = node(NO_POLL_MS);
+    Node b = node(NO_POLL_MS);
+    a.broker().putQueue("q", QueueSettingsPatch.EMPTY);
+    List<Publish> batch = new ArrayList<>();
+    for (int i = 0; i < 5; i++) {
+      batch.add(Publish.json("" + i));
+    }
+    a.broker().publish("q", batch);
+    List<Delivery> leased = a.broker().receive("q", 5, Duration.ZERO, null);
+    assertThat(leased).hasSize(5);
+    // A runs the reapers; B's passes do nothing while A holds the lock.
+    a.broker().reapers().runOnce(clock.instant());
+    assertThat(a.store().reaperLockHeld()).isTrue();
+    clock.advance(Duration.ofSeconds(31));
+    assertThat(b.store().leasesExpire(new LeaseExpiryRequest(clock.instant(), 100,
+        q -> new DeadLetterPolicy(0, null)))).isEqualTo(ReapResult.NONE);
+    assertThat(b.store().reaperLockHeld()).isFalse();
+
+    // A dies: its connections close, nothing is released or rolled forward.
+    a.store().close();
+    eventually(Duration.ofSeconds(5), () -> {
+      b.broker().reapers().runOnce(clock.instant());
+      return b.store().reaperLockHeld();
+    });
+    List<Delivery> again = b.broker().receive("q", 10, Duration.ZERO, null);
+    assertThat(again).extracting(d -> d.message().id())
+        .containsExactlyInAnyOrderElementsOf(leased.stream().map(d -> d.message().id()).toList());
+    assertThat(again).allMatch(d -> d.message().attempt() == 2);
+  }
+}
