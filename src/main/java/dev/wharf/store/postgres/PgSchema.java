@@ -58,7 +58,6 @@ final class PgSchema {
               CREATE INDEX m_dead ON messages(queue, original_queue, seq)
                 WHERE original_queue IS NOT NULL
               """,
-              "CREATE INDEX m_queue ON messages(queue, seq)",
               """
               CREATE TABLE idempotency(
                 queue text NOT NULL,

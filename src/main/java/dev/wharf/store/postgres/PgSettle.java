@@ -12,8 +12,10 @@ import java.sql.SQLException;
 import java.time.Instant;
 import java.util.ArrayList;
 import java.util.HashMap;
+import java.util.HashSet;
 import java.util.List;
 import java.util.Map;
+import java.util.Set;
 
 /**
  * Settling leases: every named row is read and locked with one statement, the outcome of each
@@ -28,10 +30,29 @@ final class PgSettle {
 
   static List<LeaseOutcome> settle(PgTx tx, SettleRequest r) throws SQLException {
     long now = r.now().toEpochMilli();
-    Map<Long, PgHeld> rows = lock(tx, r.leaseIds());
+    Set<String> acked =
+        r.kind() == SettleKind.ACK && !r.permissive() ? ackCurrent(tx, r, now) : Set.of();
+    if (acked.size() == r.leaseIds().size()) {
+      List<LeaseOutcome> out = new ArrayList<>(acked.size());
+      for (String leaseId : r.leaseIds()) {
+        out.add(LeaseOutcome.of(leaseId, Outcome.ACKED));
+      }
+      return out;
+    }
+    List<String> rest = new ArrayList<>();
+    for (String leaseId : r.leaseIds()) {
+      if (!acked.contains(leaseId)) {
+        rest.add(leaseId);
+      }
+    }
+    Map<Long, PgHeld> rows = lock(tx, rest);
     PgChanges changes = new PgChanges(tx, now);
     List<LeaseOutcome> out = new ArrayList<>(r.leaseIds().size());
     for (String leaseId : r.leaseIds()) {
+      if (acked.contains(leaseId)) {
+        out.add(LeaseOutcome.of(leaseId, Outcome.ACKED));
+        continue;
+      }
       long seq = LeaseIds.seqOf(leaseId);
       PgHeld h = seq < 0 ? null : rows.get(seq);
       if (h == null && r.permissive() && r.kind() == SettleKind.ACK && seq >= 0) {
@@ -58,6 +79,42 @@ final class PgSettle {
     }
     changes.flush();
     return out;
+  }
+
+  /**
+   * The common case in one statement: deletes the rows whose current, unexpired lease is named,
+   * and returns those lease ids. Whatever it leaves is judged one by one.
+   */
+  private static Set<String> ackCurrent(PgTx tx, SettleRequest r, long now) throws SQLException {
+    List<Long> seqs = new ArrayList<>(r.leaseIds().size());
+    List<String> ids = new ArrayList<>(r.leaseIds().size());
+    for (String id : r.leaseIds()) {
+      long seq = LeaseIds.seqOf(id);
+      if (seq >= 0) {
+        seqs.add(seq);
+        ids.add(id);
+      }
+    }
+    Set<String> acked = new HashSet<>();
+    if (seqs.isEmpty()) {
+      return acked;
+    }
+    PreparedStatement ps =
+        tx.prepare(
+            "DELETE FROM messages m USING unnest(?::int8[], ?::text[]) AS u(s, l)"
+                + " WHERE m.seq = u.s AND m.lease_id = u.l AND m.queue = ? AND m.state = 1"
+                + " AND m.lease_until > ? RETURNING m.lease_id, m.original_queue");
+    ps.setArray(1, tx.array("int8", seqs.toArray(new Long[0])));
+    ps.setArray(2, tx.array("text", ids.toArray(new String[0])));
+    ps.setString(3, r.queue());
+    ps.setLong(4, now);
+    try (ResultSet rs = ps.executeQuery()) {
+      while (rs.next()) {
+        acked.add(rs.getString(1));
+        tx.delta.add(r.queue(), LEASED, rs.getString(2), -1);
+      }
+    }
+    return acked;
   }
 
   private static Map<Long, PgHeld> lock(PgTx tx, List<String> leaseIds) throws SQLException {
