@@ -210,10 +210,6 @@ public final class Broker implements AutoCloseable {
             guard(() -> store.messagesClaim(new ClaimRequest(queue, max, now, now.plus(lease))));
         long left = deadline - System.nanoTime();
         if (!got.isEmpty() || left <= 0) {
-          if (got.size() == max) {
-            // There may be more: pass the turn on so a message never waits behind a full batch.
-            w.wake(1);
-          }
           if (!wait.isZero()) {
             metrics.receiveWaited(Duration.ofNanos(System.nanoTime() - started));
           }

@@ -12,7 +12,8 @@ import java.util.concurrent.locks.ReentrantLock;
  * <p>Lost wake-ups are closed by the epoch: a consumer reads it before its (empty) claim and parks
  * only if it is unchanged once registered, so a commit that slipped in between is never missed.
  * A woken consumer always claims once more before giving up, so a wake is never wasted on a
- * consumer that is timing out.
+ * consumer that is timing out. Every path that makes messages visible wakes for as many messages
+ * as it made visible, so a consumer that takes a full batch need not pass the turn on.
  */
 final class QueueWaiters {
   private final AtomicLong epoch = new AtomicLong();

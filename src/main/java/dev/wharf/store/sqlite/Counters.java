@@ -36,10 +36,18 @@ final class Counters {
   }
 
   void add(String queue, int state, String origin, long n) {
-    byQueue.computeIfAbsent(queue, q -> newRow())[state].add(n);
+    addState(queue, state, n);
     if (origin != null) {
-      deadByOrigin.computeIfAbsent(key(queue, origin), k -> new LongAdder()).add(n);
+      addDead(queue, origin, n);
     }
+  }
+
+  void addState(String queue, int state, long n) {
+    byQueue.computeIfAbsent(queue, q -> newRow())[state].add(n);
+  }
+
+  void addDead(String dlq, String origin, long n) {
+    deadByOrigin.computeIfAbsent(key(dlq, origin), k -> new LongAdder()).add(n);
   }
 
   private static LongAdder[] newRow() {
