@@ -1,5 +1,74 @@
 package dev.wharf.cli;
 
-public final class Main {
-  public static void main(String[] args) {}
+import java.io.InputStream;
+import java.io.PrintWriter;
+import java.util.Map;
+import picocli.CommandLine;
+import picocli.CommandLine.Command;
+
+/** The {@code wharf} command: the server ({@code serve}) and a client of a running one. */
+@Command(
+    name = "wharf",
+    mixinStandardHelpOptions = true,
+    version = "wharf 0.1.0",
+    description = "A durable inbox for webhooks and jobs.",
+    subcommands = {
+      ServeCommand.class,
+      ConfigCommand.class,
+      QueuesCommand.class,
+      PublishCommand.class,
+      CommandLine.HelpCommand.class
+    })
+public final class Main implements Runnable {
+  static final int USAGE = 64;
+
+  final Map<String, String> env;
+  final InputStream stdin;
+
+  @CommandLine.Spec CommandLine.Model.CommandSpec spec;
+
+  Main(Map<String, String> env, InputStream stdin) {
+    this.env = env;
+    this.stdin = stdin;
+  }
+
+  @Override
+  public void run() {
+    spec.commandLine().usage(spec.commandLine().getOut());
+  }
+
+  public static void main(String[] args) {
+    System.exit(run(args, System.getenv(), System.in, null, null));
+  }
+
+  /** Runs one command line; null writers mean the process's stdout and stderr. */
+  static int run(
+      String[] args, Map<String, String> env, InputStream in, PrintWriter out, PrintWriter err) {
+    CommandLine cmd = new CommandLine(new Main(env, in));
+    if (out != null) {
+      cmd.setOut(out);
+    }
+    if (err != null) {
+      cmd.setErr(err);
+    }
+    // Bad usage exits 64 (EX_USAGE) so scripts can tell it from "server unreachable" (2).
+    cmd.setParameterExceptionHandler(
+        (e, a) -> {
+          CommandLine line = e.getCommandLine();
+          line.getErr().println("wharf: " + e.getMessage());
+          line.getErr().println("Try '" + line.getCommandSpec().qualifiedName() + " --help'.");
+          line.getErr().flush();
+          return USAGE;
+        });
+    cmd.setExecutionExceptionHandler(
+        (e, line, parsed) -> {
+          if (e instanceof CliException ce) {
+            line.getErr().println("wharf: " + ce.getMessage());
+            line.getErr().flush();
+            return ce.exitCode();
+          }
+          throw e;
+        });
+    return cmd.execute(args);
+  }
 }

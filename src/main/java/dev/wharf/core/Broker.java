@@ -134,6 +134,11 @@ public final class Broker implements AutoCloseable {
     return store.healthy();
   }
 
+  /** The broker's clock, so dialects render ages and "delayed" against the same time. */
+  public Instant now() {
+    return clock.instant();
+  }
+
   // ---- producing ----
 
   public List<PublishResult> publish(String queue, List<Publish> messages) {

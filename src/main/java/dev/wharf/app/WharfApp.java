@@ -1,0 +1,138 @@
+package dev.wharf.app;
+
+import dev.wharf.config.QueueConfig;
+import dev.wharf.config.StorageConfig;
+import dev.wharf.config.WharfConfig;
+import dev.wharf.core.Broker;
+import dev.wharf.http.WharfHttp;
+import dev.wharf.store.Store;
+import io.micrometer.prometheusmetrics.PrometheusConfig;
+import io.micrometer.prometheusmetrics.PrometheusMeterRegistry;
+import java.time.Clock;
+import java.util.ArrayDeque;
+import java.util.Deque;
+
+/**
+ * The composition root: config → store → broker → configured queues → HTTP server. {@link
+ * #close()} takes them down in the reverse order, so in-flight requests finish before the broker
+ * and the database go away.
+ */
+public final class WharfApp implements AutoCloseable {
+  private final WharfConfig config;
+  private final Broker broker;
+  private final WharfHttp http;
+  private final Deque<AutoCloseable> closeOrder;
+  private boolean closed;
+
+  private WharfApp(WharfConfig config, Broker broker, WharfHttp http, Deque<AutoCloseable> order) {
+    this.config = config;
+    this.broker = broker;
+    this.http = http;
+    this.closeOrder = order;
+  }
+
+  /** Starts everything, or nothing: a failure part-way closes what was already started. */
+  public static WharfApp start(WharfConfig config) {
+    Deque<AutoCloseable> started = new ArrayDeque<>();
+    String step = "open storage (" + config.storage().describe() + ")";
+    try {
+      Store store = StoreFactory.create(config.storage());
+      store.start();
+      started.push(store);
+
+      step = "start the broker";
+      PrometheusMeterRegistry registry = new PrometheusMeterRegistry(PrometheusConfig.DEFAULT);
+      Broker broker = new Broker(store, Clock.systemUTC(), config.brokerOptions(), registry);
+      broker.start();
+      started.push(broker);
+
+      for (QueueConfig q : config.queues().values()) {
+        step = "apply queue " + q.name();
+        broker.applyConfiguredQueue(q.name(), q.settings());
+      }
+
+      step = "listen on " + config.server().host() + ":" + config.server().port();
+      WharfHttp http = WharfHttp.start(broker, registry, config.httpSettings());
+      started.push(http);
+      return new WharfApp(config, broker, http, started);
+    } catch (RuntimeException e) {
+      closeAll(started);
+      if (e instanceof StartupException) {
+        throw e;
+      }
+      String why = e.getMessage() == null ? e.getClass().getSimpleName() : e.getMessage();
+      throw new StartupException("cannot " + step + ": " + why, e);
+    }
+  }
+
+  public int port() {
+    return http.port();
+  }
+
+  public Broker broker() {
+    return broker;
+  }
+
+  public WharfConfig config() {
+    return config;
+  }
+
+  /** The base URL clients on this machine use. */
+  public String url() {
+    String host = config.server().host();
+    String h =
+        switch (host) {
+          case "0.0.0.0" -> "127.0.0.1";
+          case "::" -> "[::1]";
+          default -> host.contains(":") ? "[" + host + "]" : host;
+        };
+    return "http://" + h + ":" + port();
+  }
+
+  /** The one line printed on start. */
+  public String startLine() {
+    return "wharf listening on http://"
+        + hostForDisplay(config.server().host())
+        + ":"
+        + port()
+        + ", storage "
+        + storageForDisplay()
+        + ", "
+        + config.queues().size()
+        + " configured queue"
+        + (config.queues().size() == 1 ? "" : "s");
+  }
+
+  private String storageForDisplay() {
+    if (config.storage() instanceof StorageConfig.Sqlite s) {
+      return "sqlite " + s.path().toAbsolutePath().normalize();
+    }
+    return config.storage().describe();
+  }
+
+  private static String hostForDisplay(String host) {
+    return host.contains(":") ? "[" + host + "]" : host;
+  }
+
+  @Override
+  public synchronized void close() {
+    if (closed) {
+      return;
+    }
+    closed = true;
+    closeAll(closeOrder);
+  }
+
+  private static void closeAll(Deque<AutoCloseable> started) {
+    while (!started.isEmpty()) {
+      AutoCloseable c = started.pop();
+      try {
+        c.close();
+      } catch (Exception e) {
+        // Keep closing the rest: a failure of the server must not leave the database open.
+        System.getLogger(WharfApp.class.getName())
+            .log(System.Logger.Level.WARNING, "error while closing " + c, e);
+      }
+    }
+  }
+}

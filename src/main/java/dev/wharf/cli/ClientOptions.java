@@ -1,0 +1,60 @@
+package dev.wharf.cli;
+
+import dev.wharf.config.WharfConfig;
+import java.nio.file.Path;
+import java.util.Map;
+import picocli.CommandLine.Option;
+
+/**
+ * Options every client command takes. The server's address and admin token come from the config
+ * file unless {@code --url}/{@code --token} (or WHARF_URL/WHARF_TOKEN) say otherwise.
+ */
+final class ClientOptions {
+  @Option(
+      names = {"-c", "--config"},
+      paramLabel = "FILE",
+      description = "config file (default: ./wharf.yaml when present)")
+  Path config;
+
+  @Option(
+      names = "--url",
+      paramLabel = "URL",
+      description = "server base URL (default: from the config, or $WHARF_URL)")
+  String url;
+
+  @Option(
+      names = "--token",
+      paramLabel = "TOKEN",
+      description = "bearer token (default: auth.admin_token from the config, or $WHARF_TOKEN)")
+  String token;
+
+  @Option(names = "--json", description = "print the server's JSON instead of a table")
+  boolean json;
+
+  WharfClient client(Map<String, String> env) {
+    String u = url != null ? url : env.get("WHARF_URL");
+    String t = token != null ? token : env.get("WHARF_TOKEN");
+    if (u == null || t == null) {
+      // Only read the file when it is needed: --url and --token together make it optional.
+      WharfConfig cfg = CliConfig.load(config, env);
+      if (u == null) {
+        u = baseUrl(cfg.server().host(), cfg.server().port());
+      }
+      if (t == null) {
+        t = cfg.auth().adminToken();
+      }
+    }
+    return new WharfClient(u, t);
+  }
+
+  /** The URL a local client uses for a listen address: wildcard addresses mean this machine. */
+  static String baseUrl(String host, int port) {
+    String h =
+        switch (host) {
+          case "0.0.0.0", "" -> "127.0.0.1";
+          case "::", "[::]" -> "[::1]";
+          default -> host.contains(":") && !host.startsWith("[") ? "[" + host + "]" : host;
+        };
+    return "http://" + h + ":" + port;
+  }
+}

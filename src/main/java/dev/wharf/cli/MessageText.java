@@ -1,0 +1,83 @@
+package dev.wharf.cli;
+
+import com.fasterxml.jackson.databind.JsonNode;
+import java.io.PrintWriter;
+import java.util.Iterator;
+import java.util.Map;
+
+/** How messages from the API look on a terminal. */
+final class MessageText {
+  private static final int BODY_WIDTH = 60;
+
+  private MessageText() {}
+
+  /** The body on one line, cut to fit a table column. */
+  static String bodyPreview(JsonNode m) {
+    String s = body(m, false);
+    return s.length() <= BODY_WIDTH ? s : s.substring(0, BODY_WIDTH - 1) + "…";
+  }
+
+  /** The body as text: JSON compact or pretty, text as is, bytes as a size note. */
+  static String body(JsonNode m, boolean pretty) {
+    JsonNode body = m.get("body");
+    String type = m.path("content_type").asText("json");
+    if (body == null || body.isNull() && !type.equals("json")) {
+      return "";
+    }
+    return switch (type) {
+      case "text" -> body.asText();
+      case "bytes" -> "(" + base64Length(body.asText()) + " bytes, base64) " + body.asText();
+      default -> pretty ? body.toPrettyString() : body.toString();
+    };
+  }
+
+  private static int base64Length(String b64) {
+    try {
+      return java.util.Base64.getDecoder().decode(b64).length;
+    } catch (IllegalArgumentException e) {
+      return b64.length();
+    }
+  }
+
+  static String text(JsonNode n, String field) {
+    JsonNode v = n.get(field);
+    return v == null || v.isNull() ? null : v.asText();
+  }
+
+  /** One message in full: its fields, headers and pretty body. */
+  static void printDetail(PrintWriter out, JsonNode m) {
+    field(out, "id", text(m, "id"));
+    field(out, "state", text(m, "state"));
+    field(out, "attempt", text(m, "attempt"));
+    field(out, "published_at", text(m, "published_at"));
+    field(out, "visible_at", text(m, "visible_at"));
+    field(out, "expires_at", text(m, "expires_at"));
+    field(out, "key", text(m, "key"));
+    field(out, "original_queue", text(m, "original_queue"));
+    field(out, "dead_reason", text(m, "dead_reason"));
+    field(out, "content_type", text(m, "content_type"));
+    JsonNode headers = m.get("headers");
+    if (headers != null && headers.isObject() && !headers.isEmpty()) {
+      out.println("headers:");
+      for (Iterator<Map.Entry<String, JsonNode>> it = headers.fields(); it.hasNext(); ) {
+        var e = it.next();
+        out.println("  " + e.getKey() + ": " + e.getValue().asText());
+      }
+    }
+    JsonNode metadata = m.get("metadata");
+    if (metadata != null && !metadata.isNull() && !metadata.isEmpty()) {
+      out.println("metadata: " + metadata);
+    }
+    out.println("body:");
+    for (String line : body(m, true).split("\n", -1)) {
+      out.println("  " + line);
+    }
+    out.flush();
+  }
+
+  private static void field(PrintWriter out, String name, String value) {
+    if (value != null) {
+      out.printf("%-15s %s%n", name + ":", value);
+    }
+  }
+}

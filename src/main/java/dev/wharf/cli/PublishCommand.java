@@ -1,0 +1,184 @@
+package dev.wharf.cli;
+
+import com.fasterxml.jackson.databind.JsonNode;
+import com.fasterxml.jackson.databind.node.ObjectNode;
+import dev.wharf.core.Durations;
+import java.io.IOException;
+import java.nio.ByteBuffer;
+import java.nio.charset.CharacterCodingException;
+import java.nio.charset.CodingErrorAction;
+import java.nio.charset.StandardCharsets;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.util.Base64;
+import java.util.LinkedHashMap;
+import java.util.Map;
+import picocli.CommandLine.ArgGroup;
+import picocli.CommandLine.Command;
+import picocli.CommandLine.Mixin;
+import picocli.CommandLine.Option;
+import picocli.CommandLine.Parameters;
+import picocli.CommandLine.ParentCommand;
+import picocli.CommandLine.Spec;
+import picocli.CommandLine.Model.CommandSpec;
+
+/** {@code wharf publish Q}: put one message on a queue of a running server. */
+@Command(
+    name = "publish",
+    mixinStandardHelpOptions = true,
+    description = {
+      "Publish one message. Without --data, --text or --file the body is read from stdin.",
+      "A file or stdin is sent as JSON when it parses as JSON, as text when it is UTF-8,",
+      "and as bytes otherwise."
+    })
+final class PublishCommand implements Runnable {
+  @ParentCommand Main main;
+  @Spec CommandSpec spec;
+  @Mixin ClientOptions client;
+
+  @Parameters(paramLabel = "QUEUE")
+  String queue;
+
+  static final class Body {
+    @Option(names = "--data", paramLabel = "JSON", description = "a JSON body")
+    String data;
+
+    @Option(names = "--text", paramLabel = "STR", description = "a text body")
+    String text;
+
+    @Option(names = "--file", paramLabel = "FILE", description = "the body from a file")
+    Path file;
+  }
+
+  @ArgGroup(exclusive = true, multiplicity = "0..1")
+  Body body;
+
+  @Option(names = "--header", paramLabel = "K=V", description = "a header (repeatable)")
+  Map<String, String> headers = new LinkedHashMap<>();
+
+  @Option(names = "--delay", paramLabel = "DURATION", description = "visible after, e.g. 5s")
+  String delay;
+
+  @Option(names = "--ttl", paramLabel = "DURATION", description = "time to live, e.g. 1h")
+  String ttl;
+
+  @Option(names = "--key", paramLabel = "K", description = "replace a ready message with this key")
+  String key;
+
+  @Option(names = "--idempotency-key", paramLabel = "K", description = "publish once per key")
+  String idempotencyKey;
+
+  @Override
+  public void run() {
+    ObjectNode request = WharfClient.JSON.createObjectNode();
+    setBody(request);
+    if (!headers.isEmpty()) {
+      ObjectNode h = request.putObject("headers");
+      headers.forEach(h::put);
+    }
+    putDuration(request, "delay", "--delay", delay);
+    putDuration(request, "ttl", "--ttl", ttl);
+    if (key != null) {
+      request.put("key", key);
+    }
+    if (idempotencyKey != null) {
+      request.put("idempotency_key", idempotencyKey);
+    }
+    JsonNode answer =
+        client.client(main.env).post("/v1/queues/" + WharfClient.segment(queue) + "/messages", request);
+    var out = spec.commandLine().getOut();
+    if (client.json) {
+      out.println(answer.toPrettyString());
+    } else {
+      String note =
+          answer.path("duplicate").asBoolean()
+              ? " (duplicate of an earlier publish)"
+              : answer.path("replaced").asBoolean() ? " (replaced the ready message with that key)" : "";
+      out.println("published " + answer.path("id").asText() + " to " + queue + note);
+    }
+    out.flush();
+  }
+
+  private void setBody(ObjectNode request) {
+    if (body != null && body.data != null) {
+      request.put("content_type", "json");
+      request.set("body", parseJson(body.data, "--data"));
+    } else if (body != null && body.text != null) {
+      request.put("content_type", "text");
+      request.put("body", body.text);
+    } else if (body != null && body.file != null) {
+      guess(request, read(body.file));
+    } else {
+      guess(request, readStdin());
+    }
+  }
+
+  /** JSON when it parses, text when it is UTF-8, bytes otherwise. */
+  private static void guess(ObjectNode request, byte[] bytes) {
+    String text;
+    try {
+      text =
+          StandardCharsets.UTF_8
+              .newDecoder()
+              .onMalformedInput(CodingErrorAction.REPORT)
+              .onUnmappableCharacter(CodingErrorAction.REPORT)
+              .decode(ByteBuffer.wrap(bytes))
+              .toString();
+    } catch (CharacterCodingException e) {
+      request.put("content_type", "bytes");
+      request.put("body", Base64.getEncoder().encodeToString(bytes));
+      return;
+    }
+    try {
+      if (!text.isBlank()) {
+        request.set("body", WharfClient.JSON.readTree(text));
+        request.put("content_type", "json");
+        return;
+      }
+    } catch (IOException e) {
+      // not JSON: sent as text below
+    }
+    request.put("content_type", "text");
+    request.put("body", text);
+  }
+
+  private static JsonNode parseJson(String text, String option) {
+    try {
+      JsonNode n = WharfClient.JSON.readTree(text);
+      if (n == null || n.isMissingNode()) {
+        throw new IOException("empty");
+      }
+      return n;
+    } catch (IOException e) {
+      throw new CliException(CliException.FAILED, option + " is not valid JSON: " + text);
+    }
+  }
+
+  private static byte[] read(Path file) {
+    try {
+      return Files.readAllBytes(file);
+    } catch (IOException e) {
+      throw new CliException(CliException.FAILED, "cannot read " + file + ": " + e.getMessage());
+    }
+  }
+
+  private byte[] readStdin() {
+    try {
+      // stdin is not closed: it belongs to the process (or the test that passed it in).
+      return main.stdin.readAllBytes();
+    } catch (IOException e) {
+      throw new CliException(CliException.FAILED, "cannot read stdin: " + e.getMessage());
+    }
+  }
+
+  private static void putDuration(ObjectNode request, String field, String option, String value) {
+    if (value == null) {
+      return;
+    }
+    try {
+      request.put(field, Durations.format(Durations.parse(value)));
+    } catch (IllegalArgumentException e) {
+      throw new CliException(CliException.FAILED, option + ": " + e.getMessage());
+    }
+  }
+}

@@ -1,0 +1,206 @@
+package dev.wharf.cli;
+
+import static dev.wharf.cli.MessageText.text;
+import static dev.wharf.cli.WharfClient.segment;
+
+import com.fasterxml.jackson.databind.JsonNode;
+import com.fasterxml.jackson.databind.node.ObjectNode;
+import java.io.PrintWriter;
+import java.util.List;
+import picocli.CommandLine.Command;
+import picocli.CommandLine.Mixin;
+import picocli.CommandLine.Option;
+import picocli.CommandLine.Parameters;
+import picocli.CommandLine.ParentCommand;
+import picocli.CommandLine.Spec;
+import picocli.CommandLine.Model.CommandSpec;
+
+/** {@code wharf queues …}: look into queues and their dead letters on a running server. */
+@Command(
+    name = "queues",
+    description = "List, inspect and manage the queues of a running server.",
+    mixinStandardHelpOptions = true)
+final class QueuesCommand implements Runnable {
+  @ParentCommand Main main;
+  @Spec CommandSpec spec;
+
+  @Override
+  public void run() {
+    spec.commandLine().usage(out());
+  }
+
+  private PrintWriter out() {
+    return spec.commandLine().getOut();
+  }
+
+  private void printJson(JsonNode n) {
+    out().println(n.toPrettyString());
+    out().flush();
+  }
+
+  private static String path(String queue) {
+    return "/v1/queues/" + segment(queue);
+  }
+
+  @Command(name = "list", description = "List queues with their message counts.")
+  void list(@Mixin ClientOptions o) {
+    JsonNode answer = o.client(main.env).get("/v1/queues");
+    if (o.json) {
+      printJson(answer);
+      return;
+    }
+    Table t = new Table("QUEUE", "READY", "DELAYED", "LEASED", "EXPIRED", "DEAD", "DLQ");
+    for (JsonNode q : answer.path("queues")) {
+      JsonNode s = q.path("stats");
+      t.row(
+          text(q, "name"),
+          text(s, "ready"),
+          text(s, "delayed"),
+          text(s, "leased"),
+          text(s, "expired"),
+          text(s, "dead"),
+          text(q.path("settings"), "dead_letter_queue"));
+    }
+    if (t.isEmpty()) {
+      out().println("no queues");
+      out().flush();
+    } else {
+      t.print(out());
+    }
+  }
+
+  @Command(name = "inspect", description = "Show a queue's settings, stats and first messages.")
+  void inspect(
+      @Parameters(paramLabel = "QUEUE") String queue,
+      @Option(names = "--limit", defaultValue = "10", description = "messages to show (default 10)")
+          int limit,
+      @Mixin ClientOptions o) {
+    checkLimit(limit);
+    WharfClient client = o.client(main.env);
+    JsonNode q = client.get(path(queue));
+    JsonNode messages = client.get(path(queue) + "/messages?limit=" + limit);
+    if (o.json) {
+      ObjectNode both = WharfClient.JSON.createObjectNode();
+      both.set("queue", q);
+      both.set("messages", messages.path("messages"));
+      printJson(both);
+      return;
+    }
+    PrintWriter out = out();
+    out.println("queue " + text(q, "name"));
+    out.println();
+    Table settings = new Table("SETTING", "VALUE");
+    q.path("settings").fields().forEachRemaining(e -> settings.row(e.getKey(), text(q.path("settings"), e.getKey())));
+    settings.print(out);
+    out.println();
+    Table stats = new Table("STAT", "VALUE");
+    q.path("stats").fields().forEachRemaining(e -> stats.row(e.getKey(), text(q.path("stats"), e.getKey())));
+    stats.print(out);
+    out.println();
+    printMessages(messages.path("messages"), "no messages");
+  }
+
+  @Command(name = "peek", description = "Show the next ready message without consuming it.")
+  void peek(@Parameters(paramLabel = "QUEUE") String queue, @Mixin ClientOptions o) {
+    JsonNode answer = o.client(main.env).get(path(queue) + "/messages?state=ready&limit=1");
+    if (o.json) {
+      printJson(answer);
+      return;
+    }
+    JsonNode first = answer.path("messages").path(0);
+    if (first.isMissingNode()) {
+      out().println("no ready message in " + queue);
+      out().flush();
+      return;
+    }
+    MessageText.printDetail(out(), first);
+  }
+
+  @Command(name = "dlq", description = "List the dead messages that came from a queue.")
+  void dlq(
+      @Parameters(paramLabel = "QUEUE") String queue,
+      @Option(names = "--limit", defaultValue = "50", description = "messages to show (default 50)")
+          int limit,
+      @Mixin ClientOptions o) {
+    checkLimit(limit);
+    JsonNode answer = o.client(main.env).get(path(queue) + "/dlq?limit=" + limit);
+    if (o.json) {
+      printJson(answer);
+      return;
+    }
+    Table t = new Table("ID", "DIED_AT", "REASON", "BODY");
+    for (JsonNode m : answer.path("messages")) {
+      t.row(text(m, "id"), text(m, "died_at"), text(m, "dead_reason"), MessageText.bodyPreview(m));
+    }
+    if (t.isEmpty()) {
+      out().println("no dead messages from " + queue);
+      out().flush();
+    } else {
+      t.print(out());
+    }
+  }
+
+  @Command(name = "retry", description = "Move dead messages back to their queue (all, or --id).")
+  void retry(
+      @Parameters(paramLabel = "QUEUE") String queue,
+      @Option(names = "--id", paramLabel = "ID", description = "one message (repeatable)")
+          List<String> ids,
+      @Mixin ClientOptions o) {
+    ObjectNode body = WharfClient.JSON.createObjectNode();
+    if (ids != null && !ids.isEmpty()) {
+      ids.forEach(body.putArray("ids")::add);
+    }
+    JsonNode answer = o.client(main.env).post(path(queue) + "/dlq/redrive", body);
+    if (o.json) {
+      printJson(answer);
+      return;
+    }
+    long n = answer.path("redriven").asLong();
+    out().println("moved " + n + " dead message" + (n == 1 ? "" : "s") + " back to " + queue);
+    out().flush();
+  }
+
+  @Command(name = "drain", description = "Delete every message of a queue (needs --force).")
+  void drain(
+      @Parameters(paramLabel = "QUEUE") String queue,
+      @Option(names = "--force", description = "really delete them") boolean force,
+      @Mixin ClientOptions o) {
+    if (!force) {
+      throw new CliException(
+          CliException.FAILED,
+          "drain deletes every message of " + queue + " and cannot be undone; add --force");
+    }
+    JsonNode answer = o.client(main.env).post(path(queue) + "/purge", WharfClient.JSON.createObjectNode());
+    if (o.json) {
+      printJson(answer);
+      return;
+    }
+    long n = answer.path("purged").asLong();
+    out().println("deleted " + n + " message" + (n == 1 ? "" : "s") + " from " + queue);
+    out().flush();
+  }
+
+  private void printMessages(JsonNode messages, String none) {
+    Table t = new Table("ID", "STATE", "ATTEMPT", "PUBLISHED_AT", "BODY");
+    for (JsonNode m : messages) {
+      t.row(
+          text(m, "id"),
+          text(m, "state"),
+          text(m, "attempt"),
+          text(m, "published_at"),
+          MessageText.bodyPreview(m));
+    }
+    if (t.isEmpty()) {
+      out().println(none);
+      out().flush();
+    } else {
+      t.print(out());
+    }
+  }
+
+  private static void checkLimit(int limit) {
+    if (limit < 1 || limit > 1000) {
+      throw new CliException(CliException.FAILED, "--limit must be between 1 and 1000");
+    }
+  }
+}

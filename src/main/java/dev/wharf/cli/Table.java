@@ -1,0 +1,72 @@
+package dev.wharf.cli;
+
+import java.io.PrintWriter;
+import java.util.ArrayList;
+import java.util.List;
+
+/** A plain aligned text table: columns padded to their widest cell, numbers on the right. */
+final class Table {
+  private final List<String> headers;
+  private final List<List<String>> rows = new ArrayList<>();
+
+  Table(String... headers) {
+    this.headers = List.of(headers);
+  }
+
+  Table row(Object... cells) {
+    if (cells.length != headers.size()) {
+      throw new IllegalArgumentException("expected " + headers.size() + " cells");
+    }
+    List<String> r = new ArrayList<>(cells.length);
+    for (Object c : cells) {
+      r.add(c == null ? "-" : oneLine(c.toString()));
+    }
+    rows.add(r);
+    return this;
+  }
+
+  boolean isEmpty() {
+    return rows.isEmpty();
+  }
+
+  void print(PrintWriter out) {
+    int n = headers.size();
+    int[] width = new int[n];
+    boolean[] numeric = new boolean[n];
+    for (int i = 0; i < n; i++) {
+      width[i] = headers.get(i).length();
+      numeric[i] = !rows.isEmpty();
+      for (List<String> r : rows) {
+        width[i] = Math.max(width[i], r.get(i).length());
+        numeric[i] &= r.get(i).matches("-?\\d+|-");
+      }
+    }
+    out.println(line(headers, width, numeric));
+    for (List<String> r : rows) {
+      out.println(line(r, width, numeric));
+    }
+    out.flush();
+  }
+
+  private static String line(List<String> cells, int[] width, boolean[] numeric) {
+    StringBuilder b = new StringBuilder();
+    for (int i = 0; i < cells.size(); i++) {
+      String c = cells.get(i);
+      boolean last = i == cells.size() - 1;
+      String pad = " ".repeat(width[i] - c.length());
+      if (numeric[i]) {
+        b.append(pad).append(c);
+      } else {
+        b.append(c).append(last ? "" : pad);
+      }
+      if (!last) {
+        b.append("  ");
+      }
+    }
+    return b.toString();
+  }
+
+  private static String oneLine(String s) {
+    return s.replace('\n', ' ').replace('\r', ' ').replace('\t', ' ');
+  }
+}

@@ -1,0 +1,139 @@
+package dev.wharf.cli;
+
+import com.fasterxml.jackson.core.JsonProcessingException;
+import com.fasterxml.jackson.databind.JsonNode;
+import com.fasterxml.jackson.databind.ObjectMapper;
+import java.io.IOException;
+import java.net.ConnectException;
+import java.net.URI;
+import java.net.URLEncoder;
+import java.net.UnknownHostException;
+import java.net.http.HttpClient;
+import java.net.http.HttpConnectTimeoutException;
+import java.net.http.HttpRequest;
+import java.net.http.HttpResponse;
+import java.net.http.HttpTimeoutException;
+import java.nio.charset.StandardCharsets;
+import java.time.Duration;
+
+/**
+ * A small client of the native management API. Failures come out as {@link CliException}s whose
+ * message is the one line the user sees: the server unreachable (exit 2) or its error (exit 1).
+ */
+final class WharfClient {
+  static final ObjectMapper JSON = new ObjectMapper();
+
+  private final String baseUrl;
+  private final String token;
+  private final HttpClient http;
+
+  WharfClient(String baseUrl, String token) {
+    this.baseUrl = baseUrl.endsWith("/") ? baseUrl.substring(0, baseUrl.length() - 1) : baseUrl;
+    this.token = token;
+    this.http = HttpClient.newBuilder().connectTimeout(Duration.ofSeconds(5)).build();
+  }
+
+  String baseUrl() {
+    return baseUrl;
+  }
+
+  static String segment(String s) {
+    return URLEncoder.encode(s, StandardCharsets.UTF_8).replace("+", "%20");
+  }
+
+  JsonNode get(String path) {
+    return send(request(path).GET());
+  }
+
+  JsonNode post(String path, JsonNode body) {
+    String text;
+    try {
+      text = JSON.writeValueAsString(body);
+    } catch (JsonProcessingException e) {
+      throw new IllegalStateException(e);
+    }
+    return send(
+        request(path)
+            .header("Content-Type", "application/json")
+            .POST(HttpRequest.BodyPublishers.ofString(text)));
+  }
+
+  private HttpRequest.Builder request(String path) {
+    URI uri;
+    try {
+      uri = URI.create(baseUrl + path);
+    } catch (IllegalArgumentException e) {
+      throw new CliException(CliException.FAILED, "not a valid server URL: " + baseUrl);
+    }
+    HttpRequest.Builder b =
+        HttpRequest.newBuilder(uri).timeout(Duration.ofSeconds(60)).header("Accept", "application/json");
+    if (token != null && !token.isEmpty()) {
+      b.header("Authorization", "Bearer " + token);
+    }
+    return b;
+  }
+
+  private JsonNode send(HttpRequest.Builder builder) {
+    HttpResponse<String> response;
+    try {
+      response = http.send(builder.build(), HttpResponse.BodyHandlers.ofString());
+    } catch (IOException e) {
+      throw unreachable(e);
+    } catch (InterruptedException e) {
+      Thread.currentThread().interrupt();
+      throw new CliException(CliException.FAILED, "interrupted");
+    }
+    JsonNode body = parse(response.body());
+    if (response.statusCode() / 100 != 2) {
+      String code = body != null && body.hasNonNull("code") ? body.get("code").asText() : "error";
+      String detail =
+          body != null && body.hasNonNull("detail") ? body.get("detail").asText() : response.body();
+      throw new CliException(
+          CliException.FAILED, "server answered " + response.statusCode() + " " + code + ": " + detail);
+    }
+    return body == null ? JSON.createObjectNode() : body;
+  }
+
+  private static JsonNode parse(String text) {
+    if (text == null || text.isBlank()) {
+      return null;
+    }
+    try {
+      return JSON.readTree(text);
+    } catch (JsonProcessingException e) {
+      return null;
+    }
+  }
+
+  private CliException unreachable(IOException e) {
+    String why;
+    if (e instanceof HttpConnectTimeoutException) {
+      why = "connect timed out";
+    } else if (e instanceof HttpTimeoutException) {
+      why = "no answer in time";
+    } else if (causedBy(e, UnknownHostException.class)) {
+      why = "unknown host";
+    } else if (causedBy(e, ConnectException.class)) {
+      String m = cause(e, ConnectException.class).getMessage();
+      why = m == null || m.isBlank() ? "connection refused" : m.toLowerCase(java.util.Locale.ROOT);
+    } else {
+      why = e.getMessage() == null ? e.getClass().getSimpleName() : e.getMessage();
+    }
+    return new CliException(
+        CliException.UNREACHABLE,
+        "cannot reach the server at " + baseUrl + " (" + why + ") — is 'wharf serve' running?");
+  }
+
+  private static boolean causedBy(Throwable e, Class<? extends Throwable> type) {
+    return cause(e, type) != null;
+  }
+
+  private static Throwable cause(Throwable e, Class<? extends Throwable> type) {
+    for (Throwable t = e; t != null; t = t.getCause()) {
+      if (type.isInstance(t)) {
+        return t;
+      }
+    }
+    return null;
+  }
+}

@@ -1,0 +1,131 @@
+package dev.wharf.config;
+
+import com.fasterxml.jackson.core.JacksonException;
+import com.fasterxml.jackson.core.JsonLocation;
+import com.fasterxml.jackson.core.StreamReadFeature;
+import com.fasterxml.jackson.databind.JsonNode;
+import com.fasterxml.jackson.databind.ObjectMapper;
+import com.fasterxml.jackson.dataformat.yaml.YAMLFactory;
+import com.fasterxml.jackson.dataformat.yaml.YAMLParser;
+import java.io.IOException;
+import java.nio.file.Files;
+import java.nio.file.NoSuchFileException;
+import java.nio.file.Path;
+import java.util.LinkedHashMap;
+import java.util.List;
+import java.util.Map;
+
+/**
+ * Reads {@code wharf.yaml} into a {@link WharfConfig}. Either the whole file is valid, or a {@link
+ * ConfigException} lists every problem in it, each named by its path.
+ */
+public final class ConfigLoader {
+  private static final ObjectMapper YAML =
+      new ObjectMapper(
+          YAMLFactory.builder()
+              .enable(StreamReadFeature.STRICT_DUPLICATE_DETECTION)
+              // "billing:" with nothing after it is an entry with defaults, not the string ""
+              .enable(YAMLParser.Feature.EMPTY_STRING_AS_NULL)
+              .build());
+
+  private final Map<String, String> env;
+
+  public ConfigLoader(Map<String, String> env) {
+    this.env = Map.copyOf(env);
+  }
+
+  /** A loader reading {@code ${VAR}} from this process's environment. */
+  public static ConfigLoader fromSystemEnv() {
+    return new ConfigLoader(System.getenv());
+  }
+
+  public WharfConfig load(Path file) {
+    String text;
+    try {
+      text = Files.readString(file);
+    } catch (NoSuchFileException e) {
+      throw new ConfigException(List.of(file + ": no such file"));
+    } catch (IOException e) {
+      throw new ConfigException(List.of(file + ": cannot read: " + e.getMessage()));
+    }
+    return parse(text, file.toString());
+  }
+
+  /** Parses YAML text; {@code origin} names the file in syntax errors. */
+  public WharfConfig parse(String text, String origin) {
+    JsonNode root;
+    try {
+      root = YAML.readTree(text);
+    } catch (JacksonException e) {
+      throw new ConfigException(List.of(origin + ": " + syntaxError(e)));
+    } catch (IOException e) {
+      throw new ConfigException(List.of(origin + ": " + e.getMessage()));
+    }
+    Problems problems = new Problems();
+    if (root != null && root.isObject()) {
+      new EnvInterpolation(env).applyTree(root, "", problems);
+    }
+    WharfConfig config = read(ConfigNode.of(root, "", problems));
+    if (!problems.isEmpty()) {
+      throw new ConfigException(problems.list());
+    }
+    return config;
+  }
+
+  private static WharfConfig read(ConfigNode top) {
+    ServerConfig server = ServerConfig.read(top.map("server"));
+    StorageConfig storage = StorageConfig.read(top.map("storage"));
+    AuthConfig auth = AuthConfig.read(top.map("auth"));
+    Map<String, JsonNode> sources = mapOfMaps(top, "sources");
+    Map<String, QueueConfig> queues = new LinkedHashMap<>();
+    ConfigNode queuesNode = top.map("queues");
+    queuesNode.entries().forEach((name, value) -> {
+      ConfigNode q = ConfigNode.of(value, queuesNode.pathOf(name), top.problems());
+      QueueConfig queue = QueueConfig.read(name, q);
+      String source = queue.ingest().source();
+      if (source != null && !sources.containsKey(source)) {
+        top.problems().add(q.pathOf("source"), "no source named \"" + source + "\" in sources");
+      }
+      queues.put(name, queue);
+    });
+    JsonNode pullApi = checkedMap(top, "pull_api");
+    JsonNode push = checkedMap(top, "push");
+    top.rejectUnknown();
+    return new WharfConfig(server, storage, auth, queues, sources, pullApi, push);
+  }
+
+  /** A reserved section: must be a map when present; its contents are read by a later layer. */
+  private static JsonNode checkedMap(ConfigNode top, String key) {
+    JsonNode v = top.raw(key);
+    if (v != null && !v.isObject()) {
+      top.problems().add(top.pathOf(key), "expected a map, got " + ConfigNode.describe(v));
+      return null;
+    }
+    return v;
+  }
+
+  private static Map<String, JsonNode> mapOfMaps(ConfigNode top, String key) {
+    Map<String, JsonNode> out = new LinkedHashMap<>();
+    ConfigNode section = top.map(key);
+    section.entries().forEach((name, value) -> {
+      if (value == null || value.isNull()) {
+        out.put(name, YAML.createObjectNode());
+      } else if (value.isObject()) {
+        out.put(name, value);
+      } else {
+        top.problems()
+            .add(section.pathOf(name), "expected a map, got " + ConfigNode.describe(value));
+      }
+    });
+    return out;
+  }
+
+  private static String syntaxError(JacksonException e) {
+    JsonLocation at = e.getLocation();
+    String what = e.getOriginalMessage();
+    if (at == null || at.getLineNr() < 1) {
+      return "not valid YAML: " + what;
+    }
+    return "line " + at.getLineNr() + ", column " + at.getColumnNr() + ": not valid YAML: " + what;
+  }
+}

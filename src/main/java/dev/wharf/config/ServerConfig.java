@@ -1,0 +1,77 @@
+package dev.wharf.config;
+
+import java.time.Duration;
+
+/**
+ * The {@code server} section: where to listen and the limits every dialect shares.
+ *
+ * @param maxBodyBytes largest request body accepted
+ * @param maxWait longest long-poll wait
+ * @param maxWaiters consumers parked at once; past it, 503 with Retry-After
+ * @param maxPublishBatch messages in one publish request
+ * @param sseKeepalive interval of SSE keepalive comments
+ * @param idempotencyWindow how long an idempotency key makes a repeat publish a duplicate
+ * @param expiredRetention how long a message whose TTL passed is kept for inspection
+ */
+public record ServerConfig(
+    String host,
+    int port,
+    long maxBodyBytes,
+    Duration maxWait,
+    int maxWaiters,
+    int maxPublishBatch,
+    Duration sseKeepalive,
+    Duration idempotencyWindow,
+    Duration expiredRetention) {
+
+  public static ServerConfig defaults() {
+    return new ServerConfig(
+        "127.0.0.1",
+        8080,
+        1L << 20,
+        Duration.ofSeconds(30),
+        10_000,
+        1000,
+        Duration.ofSeconds(15),
+        Duration.ofHours(24),
+        Duration.ofDays(1));
+  }
+
+  static ServerConfig read(ConfigNode n) {
+    ServerConfig d = defaults();
+    String host = n.string("host", d.host());
+    if (host.isBlank()) {
+      n.problems().add(n.pathOf("host"), "must not be empty");
+    }
+    int port = n.integer("port", d.port(), 0, 65535);
+    long maxBody = n.size("max_body", d.maxBodyBytes());
+    if (maxBody < 1024 || maxBody > (1L << 30)) {
+      n.problems().add(n.pathOf("max_body"), "must be between 1KB and 1GB");
+    }
+    Duration maxWait = n.duration("max_wait", d.maxWait());
+    within(n, "max_wait", maxWait, Duration.ZERO, Duration.ofMinutes(15));
+    int maxWaiters = n.integer("max_waiters", d.maxWaiters(), 1, 1_000_000);
+    int maxBatch = n.integer("max_publish_batch", d.maxPublishBatch(), 1, 100_000);
+    Duration keepalive = n.duration("sse_keepalive", d.sseKeepalive());
+    within(n, "sse_keepalive", keepalive, Duration.ofSeconds(1), Duration.ofMinutes(10));
+    Duration idem = n.duration("idempotency_window", d.idempotencyWindow());
+    within(n, "idempotency_window", idem, Duration.ofSeconds(1), Duration.ofDays(30));
+    Duration retention = n.duration("expired_retention", d.expiredRetention());
+    within(n, "expired_retention", retention, Duration.ZERO, Duration.ofDays(365));
+    n.rejectUnknown();
+    return new ServerConfig(
+        host, port, maxBody, maxWait, maxWaiters, maxBatch, keepalive, idem, retention);
+  }
+
+  static void within(ConfigNode n, String key, Duration d, Duration min, Duration max) {
+    if (d.compareTo(min) < 0 || d.compareTo(max) > 0) {
+      n.problems()
+          .add(
+              n.pathOf(key),
+              "must be between "
+                  + dev.wharf.core.Durations.format(min)
+                  + " and "
+                  + dev.wharf.core.Durations.format(max));
+    }
+  }
+}

@@ -1,0 +1,84 @@
+package dev.wharf.config;
+
+import java.nio.file.Path;
+
+/** The {@code storage} section: which backend keeps the messages. */
+public sealed interface StorageConfig {
+
+  /** A short human description for the start-up line, without secrets. */
+  String describe();
+
+  /** Embedded SQLite in one file; one Wharf process. */
+  record Sqlite(Path path) implements StorageConfig {
+    @Override
+    public String describe() {
+      return "sqlite " + path;
+    }
+  }
+
+  /** A PostgreSQL database shared by many Wharf nodes. */
+  record Postgres(String url, String user, String password, int pool) implements StorageConfig {
+    @Override
+    public String describe() {
+      return "postgres " + url;
+    }
+
+    @Override
+    public String toString() {
+      return "Postgres[url=" + url + ", user=" + user + ", password=***, pool=" + pool + "]";
+    }
+  }
+
+  Path DEFAULT_SQLITE_PATH = Path.of("./data/wharf.db");
+
+  static StorageConfig defaults() {
+    return new Sqlite(DEFAULT_SQLITE_PATH);
+  }
+
+  static StorageConfig read(ConfigNode n) {
+    String kind = n.string("kind", "sqlite");
+    StorageConfig out;
+    switch (kind) {
+      case "sqlite" -> {
+        String path = n.string("path", DEFAULT_SQLITE_PATH.toString());
+        if (path.isBlank()) {
+          n.problems().add(n.pathOf("path"), "must not be empty");
+          path = DEFAULT_SQLITE_PATH.toString();
+        }
+        out = new Sqlite(Path.of(path));
+        onlyFor(n, "postgres", "url", "user", "password", "pool");
+      }
+      case "postgres" -> {
+        String url = n.string("url", null);
+        if (url == null || url.isBlank()) {
+          n.problems().add(n.pathOf("url"), "required when kind is postgres");
+        } else if (!url.startsWith("jdbc:postgresql:")
+            && !url.startsWith("postgres://")
+            && !url.startsWith("postgresql://")) {
+          n.problems()
+              .add(n.pathOf("url"), "expected jdbc:postgresql://… or postgres://…, got \"" + url + "\"");
+        }
+        String user = n.string("user", null);
+        String password = n.string("password", null);
+        int pool = n.integer("pool", 10, 1, 1000);
+        out = new Postgres(url, user, password, pool);
+        onlyFor(n, "sqlite", "path");
+      }
+      default -> {
+        n.problems().add(n.pathOf("kind"), "expected sqlite or postgres, got \"" + kind + "\"");
+        out = defaults();
+      }
+    }
+    n.rejectUnknown();
+    return out;
+  }
+
+  /** Keys of the other backend are named as such, not as unknown. */
+  private static void onlyFor(ConfigNode n, String kind, String... keys) {
+    for (String key : keys) {
+      if (n.raw(key) != null) {
+        n.problems().add(n.pathOf(key), "only used with kind: " + kind);
+      }
+    }
+  }
+}

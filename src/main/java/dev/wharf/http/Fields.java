@@ -1,0 +1,179 @@
+package dev.wharf.http;
+
+import com.fasterxml.jackson.databind.JsonNode;
+import com.fasterxml.jackson.databind.node.ObjectNode;
+import dev.wharf.core.Durations;
+import java.time.Duration;
+import java.util.ArrayList;
+import java.util.LinkedHashMap;
+import java.util.List;
+import java.util.Map;
+import java.util.Set;
+
+/**
+ * Strict, typed reads of one JSON object: unknown fields and wrong types are 400s naming the field
+ * by its path ({@code messages[2].delay}). Absent and null both read as null.
+ */
+public final class Fields {
+  /** Longer than any range the core accepts, short enough that nothing overflows on the way. */
+  private static final Duration ABSURD = Duration.ofDays(3650);
+
+  private final ObjectNode obj;
+  private final String path;
+
+  private Fields(ObjectNode obj, String path) {
+    this.obj = obj;
+    this.path = path;
+  }
+
+  /** Reads {@code obj}, rejecting any field not in {@code allowed}. */
+  public static Fields of(ObjectNode obj, Set<String> allowed) {
+    return of(obj, "", allowed);
+  }
+
+  public static Fields of(ObjectNode obj, String path, Set<String> allowed) {
+    for (var it = obj.fieldNames(); it.hasNext(); ) {
+      String name = it.next();
+      if (!allowed.contains(name)) {
+        throw ApiError.invalidBody("unknown field \"" + path + name + "\"");
+      }
+    }
+    return new Fields(obj, path);
+  }
+
+  public boolean has(String name) {
+    return obj.has(name);
+  }
+
+  /** Present with an explicit JSON null. */
+  public boolean isNull(String name) {
+    JsonNode n = obj.get(name);
+    return n != null && n.isNull();
+  }
+
+  public JsonNode node(String name) {
+    return obj.get(name);
+  }
+
+  public String name(String field) {
+    return path + field;
+  }
+
+  public Integer integer(String name) {
+    JsonNode n = value(name);
+    if (n == null) {
+      return null;
+    }
+    if (!n.isIntegralNumber() || !n.canConvertToInt()) {
+      throw wrongType(name, "an integer");
+    }
+    return n.intValue();
+  }
+
+  public Boolean bool(String name) {
+    JsonNode n = value(name);
+    if (n == null) {
+      return null;
+    }
+    if (!n.isBoolean()) {
+      throw wrongType(name, "true or false");
+    }
+    return n.booleanValue();
+  }
+
+  public String string(String name) {
+    JsonNode n = value(name);
+    if (n == null) {
+      return null;
+    }
+    if (!n.isTextual()) {
+      throw wrongType(name, "a string");
+    }
+    return n.textValue();
+  }
+
+  /** A duration string ({@code 30s}) or a whole number of seconds. */
+  public Duration duration(String name) {
+    JsonNode n = value(name);
+    if (n == null) {
+      return null;
+    }
+    Duration d;
+    if (n.isIntegralNumber()) {
+      if (!n.canConvertToLong() || n.longValue() < 0 || n.longValue() > ABSURD.toSeconds()) {
+        throw ApiError.invalidBody(name(name) + " is out of range: " + n.asText());
+      }
+      d = Duration.ofSeconds(n.longValue());
+    } else if (n.isTextual()) {
+      try {
+        d = Durations.parse(n.textValue());
+      } catch (IllegalArgumentException e) {
+        throw ApiError.invalidBody(
+            name(name) + " is not a duration such as \"30s\": \"" + n.textValue() + "\"");
+      }
+    } else {
+      throw wrongType(name, "a duration such as \"30s\"");
+    }
+    if (d.compareTo(ABSURD) > 0) {
+      throw ApiError.invalidBody(name(name) + " is out of range: " + n.asText());
+    }
+    return d;
+  }
+
+  public List<String> strings(String name) {
+    JsonNode n = value(name);
+    if (n == null) {
+      return null;
+    }
+    if (!n.isArray()) {
+      throw wrongType(name, "an array of strings");
+    }
+    List<String> out = new ArrayList<>(n.size());
+    for (JsonNode e : n) {
+      if (!e.isTextual()) {
+        throw wrongType(name, "an array of strings");
+      }
+      out.add(e.textValue());
+    }
+    return out;
+  }
+
+  public Map<String, String> stringMap(String name) {
+    JsonNode n = value(name);
+    if (n == null) {
+      return null;
+    }
+    if (!n.isObject()) {
+      throw wrongType(name, "an object of strings");
+    }
+    Map<String, String> out = new LinkedHashMap<>();
+    for (var it = n.fields(); it.hasNext(); ) {
+      var e = it.next();
+      if (!e.getValue().isTextual()) {
+        throw ApiError.invalidBody(name(name) + "." + e.getKey() + " must be a string");
+      }
+      out.put(e.getKey(), e.getValue().textValue());
+    }
+    return out;
+  }
+
+  public ObjectNode object(String name) {
+    JsonNode n = value(name);
+    if (n == null) {
+      return null;
+    }
+    if (!n.isObject()) {
+      throw wrongType(name, "an object");
+    }
+    return (ObjectNode) n;
+  }
+
+  private JsonNode value(String name) {
+    JsonNode n = obj.get(name);
+    return n == null || n.isNull() ? null : n;
+  }
+
+  private ApiError wrongType(String name, String what) {
+    return ApiError.invalidBody(name(name) + " must be " + what);
+  }
+}

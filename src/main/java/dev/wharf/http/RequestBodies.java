@@ -1,0 +1,101 @@
+package dev.wharf.http;
+
+import com.fasterxml.jackson.core.JacksonException;
+import com.fasterxml.jackson.databind.JsonNode;
+import com.fasterxml.jackson.databind.node.ObjectNode;
+import io.helidon.http.HttpMediaType;
+import io.helidon.webserver.http.ServerRequest;
+import java.io.IOException;
+import java.io.InputStream;
+import java.io.UncheckedIOException;
+import java.util.Optional;
+import java.util.OptionalLong;
+
+/** Reads request bodies: size limit, media type, strict JSON into an object. */
+public final class RequestBodies {
+  private final long maxBytes;
+
+  public RequestBodies(long maxBytes) {
+    this.maxBytes = maxBytes;
+  }
+
+  /** The body as a JSON object; an empty body is an empty object. */
+  public ObjectNode object(ServerRequest req) {
+    return object(req, false);
+  }
+
+  /** The body as a JSON object; an empty body is a 400 when {@code required}. */
+  public ObjectNode object(ServerRequest req, boolean required) {
+    byte[] bytes = read(req);
+    if (bytes.length == 0 || isBlank(bytes)) {
+      if (required) {
+        throw ApiError.invalidBody("a JSON body is required");
+      }
+      return Json.MAPPER.createObjectNode();
+    }
+    JsonNode node;
+    try {
+      node = Json.MAPPER.readTree(bytes);
+    } catch (JacksonException e) {
+      throw ApiError.invalidBody("malformed JSON: " + e.getOriginalMessage());
+    } catch (IOException e) {
+      throw ApiError.invalidBody("the body could not be read");
+    }
+    if (!(node instanceof ObjectNode obj)) {
+      throw ApiError.invalidBody("the body must be a JSON object");
+    }
+    return obj;
+  }
+
+  /** The raw body, at most the configured number of bytes. */
+  public byte[] read(ServerRequest req) {
+    checkMediaType(req);
+    OptionalLong declared = req.headers().contentLength();
+    if (declared.isPresent() && declared.getAsLong() > maxBytes) {
+      throw tooLarge();
+    }
+    if (!req.content().hasEntity()) {
+      return new byte[0];
+    }
+    // A chunked body declares no length: stop reading one byte past the limit.
+    int cap = (int) Math.min(Integer.MAX_VALUE - 8, maxBytes + 1);
+    try (InputStream in = req.content().inputStream()) {
+      byte[] bytes = in.readNBytes(cap);
+      if (bytes.length > maxBytes) {
+        throw tooLarge();
+      }
+      return bytes;
+    } catch (IOException | UncheckedIOException e) {
+      throw ApiError.invalidBody("the body could not be read");
+    }
+  }
+
+  private ApiError tooLarge() {
+    return new ApiError(413, "body_too_large", "the body is over the limit of " + maxBytes + " bytes");
+  }
+
+  private static void checkMediaType(ServerRequest req) {
+    Optional<HttpMediaType> type = req.headers().contentType();
+    if (type.isEmpty()) {
+      return;
+    }
+    String t = type.get().mediaType().type();
+    String sub = type.get().mediaType().subtype();
+    boolean json =
+        t.equalsIgnoreCase("application")
+            && (sub.equalsIgnoreCase("json") || sub.toLowerCase().endsWith("+json"));
+    if (!json) {
+      throw new ApiError(
+          415, "unsupported_media_type", "the body must be application/json, got " + type.get().text());
+    }
+  }
+
+  private static boolean isBlank(byte[] bytes) {
+    for (byte b : bytes) {
+      if (b != ' ' && b != '\n' && b != '\r' && b != '\t') {
+        return false;
+      }
+    }
+    return true;
+  }
+}

@@ -1,0 +1,61 @@
+package dev.wharf.http.nativeapi;
+
+import static dev.wharf.http.Endpoints.Guard.MANAGEMENT;
+
+import dev.wharf.core.Broker;
+import dev.wharf.http.Endpoints;
+import dev.wharf.http.Fields;
+import dev.wharf.http.QueryParams;
+import dev.wharf.http.Replies;
+import dev.wharf.http.RequestBodies;
+import dev.wharf.store.Message;
+import io.helidon.http.Method;
+import io.helidon.webserver.http.HttpRules;
+import io.helidon.webserver.http.HttpService;
+import io.helidon.webserver.http.ServerRequest;
+import io.helidon.webserver.http.ServerResponse;
+import java.time.Instant;
+import java.util.List;
+import java.util.Set;
+
+/** A queue's dead letters: list them and move them back (management routes). */
+public final class DeadLetterService implements HttpService {
+  private static final Set<String> REDRIVE = Set.of("ids");
+
+  private final Broker broker;
+  private final Endpoints endpoints;
+  private final RequestBodies bodies;
+
+  public DeadLetterService(Broker broker, Endpoints endpoints, RequestBodies bodies) {
+    this.broker = broker;
+    this.endpoints = endpoints;
+    this.bodies = bodies;
+  }
+
+  @Override
+  public void routing(HttpRules rules) {
+    endpoints.add(rules, Method.GET, "/v1/queues/{name}/dlq", MANAGEMENT, this::list);
+    endpoints.add(rules, Method.POST, "/v1/queues/{name}/dlq/redrive", MANAGEMENT, this::redrive);
+  }
+
+  private void list(ServerRequest req, ServerResponse res) {
+    String queue = Routes.queue(req);
+    QueryParams q = new QueryParams(req.query());
+    int limit = q.integer("limit", 50);
+    long after = q.nonNegativeLong("after", 0);
+    Instant now = broker.now();
+    List<Message> page =
+        MessagesService.asParam(() -> broker.deadLetters(queue, after, limit));
+    Replies.send(res, 200, MessageJson.page(page, limit, now));
+  }
+
+  private void redrive(ServerRequest req, ServerResponse res) {
+    Fields f = Fields.of(bodies.object(req), REDRIVE);
+    int n = broker.redrive(Routes.queue(req), f.strings("ids"));
+    Replies.send(res, 200, g -> {
+      g.writeStartObject();
+      g.writeNumberField("redriven", n);
+      g.writeEndObject();
+    });
+  }
+}

@@ -1,0 +1,146 @@
+package dev.wharf.http.nativeapi;
+
+import static dev.wharf.http.Endpoints.Guard.DATA;
+import static dev.wharf.http.Endpoints.Guard.MANAGEMENT;
+
+import com.fasterxml.jackson.databind.node.ObjectNode;
+import dev.wharf.core.Broker;
+import dev.wharf.http.ApiError;
+import dev.wharf.http.Endpoints;
+import dev.wharf.http.Fields;
+import dev.wharf.http.QueryParams;
+import dev.wharf.http.Replies;
+import dev.wharf.http.RequestBodies;
+import dev.wharf.store.Delivery;
+import dev.wharf.store.Message;
+import dev.wharf.store.MessageState;
+import dev.wharf.store.PublishResult;
+import io.helidon.http.Method;
+import io.helidon.webserver.http.HttpRules;
+import io.helidon.webserver.http.HttpService;
+import io.helidon.webserver.http.ServerRequest;
+import io.helidon.webserver.http.ServerResponse;
+import java.time.Duration;
+import java.time.Instant;
+import java.util.List;
+import java.util.Set;
+
+/** Publish and receive (data routes); browse and message by id (management routes). */
+public final class MessagesService implements HttpService {
+  private static final Set<String> RECEIVE = Set.of("max", "wait", "visibility_timeout");
+
+  private final Broker broker;
+  private final Endpoints endpoints;
+  private final RequestBodies bodies;
+
+  public MessagesService(Broker broker, Endpoints endpoints, RequestBodies bodies) {
+    this.broker = broker;
+    this.endpoints = endpoints;
+    this.bodies = bodies;
+  }
+
+  @Override
+  public void routing(HttpRules rules) {
+    endpoints.add(rules, Method.POST, "/v1/queues/{name}/messages", DATA, this::publish);
+    endpoints.add(rules, Method.POST, "/v1/queues/{name}/receive", DATA, this::receive);
+    endpoints.add(rules, Method.GET, "/v1/queues/{name}/messages", MANAGEMENT, this::browse);
+    endpoints.add(rules, Method.GET, "/v1/queues/{name}/messages/{id}", MANAGEMENT, this::one);
+    endpoints.add(rules, Method.DELETE, "/v1/queues/{name}/messages/{id}", MANAGEMENT, this::delete);
+  }
+
+  private void publish(ServerRequest req, ServerResponse res) {
+    ObjectNode body = bodies.object(req, true);
+    List<PublishResult> results = broker.publish(Routes.queue(req), PublishParser.parse(body));
+    if (!PublishParser.isBatch(body)) {
+      Replies.send(res, 201, g -> result(g, results.get(0)));
+      return;
+    }
+    Replies.send(res, 201, g -> {
+      g.writeStartObject();
+      g.writeArrayFieldStart("messages");
+      for (PublishResult r : results) {
+        result(g, r);
+      }
+      g.writeEndArray();
+      g.writeEndObject();
+    });
+  }
+
+  private static void result(com.fasterxml.jackson.core.JsonGenerator g, PublishResult r)
+      throws java.io.IOException {
+    g.writeStartObject();
+    g.writeStringField("id", r.id());
+    g.writeBooleanField("duplicate", r.duplicate());
+    g.writeBooleanField("replaced", r.replaced());
+    g.writeEndObject();
+  }
+
+  private void receive(ServerRequest req, ServerResponse res) {
+    String queue = Routes.queue(req);
+    Fields f = Fields.of(bodies.object(req), RECEIVE);
+    Integer max = f.integer("max");
+    Duration wait = f.duration("wait");
+    List<Delivery> got =
+        broker.receive(
+            queue, max == null ? 1 : max, wait == null ? Duration.ZERO : wait,
+            f.duration("visibility_timeout"));
+    byte[] answer;
+    try {
+      answer = MessageJson.deliveries(got);
+      Replies.send(res, 200, answer);
+    } catch (RuntimeException e) {
+      // Lease first, then write: a consumer that left must not hold the messages until expiry.
+      Routes.release(broker, queue, got);
+      throw e;
+    }
+  }
+
+  private void browse(ServerRequest req, ServerResponse res) {
+    String queue = Routes.queue(req);
+    QueryParams q = new QueryParams(req.query());
+    String filter = q.string("state");
+    MessageState state = stateParam(filter);
+    Boolean delayed = filter == null ? null : filter.equals("delayed") ? Boolean.TRUE
+        : filter.equals("ready") ? Boolean.FALSE : null;
+    int limit = q.integer("limit", 50);
+    long after = q.nonNegativeLong("after", 0);
+    Instant now = broker.now();
+    List<Message> page = asParam(() -> broker.browse(queue, state, delayed, after, limit));
+    Replies.send(res, 200, MessageJson.page(page, limit, now));
+  }
+
+  /** The browse filter: "ready" is visible now and "delayed" visible later, both READY. */
+  private static MessageState stateParam(String s) {
+    if (s == null) {
+      return null;
+    }
+    return switch (s) {
+      case "ready", "delayed" -> MessageState.READY;
+      case "leased" -> MessageState.LEASED;
+      case "expired" -> MessageState.EXPIRED;
+      default ->
+          throw ApiError.invalidParam(
+              "state must be ready, delayed, leased or expired, got \"" + s + "\"");
+    };
+  }
+
+  private void one(ServerRequest req, ServerResponse res) {
+    Message m = broker.message(Routes.queue(req), req.path().pathParameters().get("id"));
+    Instant now = broker.now();
+    Replies.send(res, 200, g -> MessageJson.stored(g, m, now));
+  }
+
+  private void delete(ServerRequest req, ServerResponse res) {
+    broker.deleteMessage(Routes.queue(req), req.path().pathParameters().get("id"));
+    Replies.noContent(res);
+  }
+
+  /** Core range errors about query parameters are parameter errors, not body errors. */
+  static <T> T asParam(java.util.function.Supplier<T> call) {
+    try {
+      return call.get();
+    } catch (dev.wharf.core.BrokerException.Invalid e) {
+      throw ApiError.invalidParam(e.getMessage());
+    }
+  }
+}

@@ -1,0 +1,34 @@
+package dev.wharf.http.nativeapi;
+
+import dev.wharf.core.Broker;
+import dev.wharf.store.Delivery;
+import io.helidon.webserver.http.ServerRequest;
+import java.util.List;
+import java.util.logging.Level;
+import java.util.logging.Logger;
+
+/** Small pieces the native services share. */
+final class Routes {
+  private static final Logger LOG = Logger.getLogger(Routes.class.getName());
+
+  private Routes() {}
+
+  static String queue(ServerRequest req) {
+    return req.path().pathParameters().get("name");
+  }
+
+  /**
+   * Gives deliveries that never reached their consumer back at once, the attempt not counted, so
+   * they need not wait for their leases to run out.
+   */
+  static void release(Broker broker, String queue, List<Delivery> undelivered) {
+    if (undelivered.isEmpty()) {
+      return;
+    }
+    try {
+      broker.settle().release(queue, undelivered.stream().map(Delivery::leaseId).toList());
+    } catch (RuntimeException e) {
+      LOG.log(Level.WARNING, "could not release undelivered leases; they will expire", e);
+    }
+  }
+}

@@ -1,0 +1,163 @@
+package dev.wharf.cli;
+
+import static org.assertj.core.api.Assertions.assertThat;
+
+import java.io.IOException;
+import java.net.ServerSocket;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.util.Map;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.io.TempDir;
+
+/** Commands that never reach a server: config check, refusals, and an unreachable server. */
+class CliOfflineTest {
+  @TempDir Path dir;
+
+  private static int freePort() throws IOException {
+    try (ServerSocket s = new ServerSocket(0)) {
+      return s.getLocalPort();
+    }
+  }
+
+  @Test
+  void unreachableServerIsOneClearLineAndExit2() throws Exception {
+    int port = freePort();
+    Path cfg = dir.resolve("wharf.yaml");
+    Files.writeString(cfg, "server:\n  port: " + port + "\n");
+    CliRun r = CliRun.run("queues", "list", "-c", cfg.toString());
+    assertThat(r.exitCode()).isEqualTo(2);
+    assertThat(r.out()).isEmpty();
+    assertThat(r.err())
+        .isEqualTo(
+            "wharf: cannot reach the server at http://127.0.0.1:"
+                + port
+                + " (connection refused) — is 'wharf serve' running?\n");
+  }
+
+  @Test
+  void urlOptionAndEnvironmentOverrideTheConfig() throws Exception {
+    int port = freePort();
+    CliRun r = CliRun.run("queues", "peek", "billing", "--url", "http://127.0.0.1:" + port);
+    assertThat(r.exitCode()).isEqualTo(2);
+    assertThat(r.err()).contains("http://127.0.0.1:" + port + " (connection refused)");
+    CliRun e =
+        CliRun.run(
+            Map.of("WHARF_URL", "http://127.0.0.1:" + port + "/"), "", "publish", "q", "--text", "x");
+    assertThat(e.exitCode()).isEqualTo(2);
+    assertThat(e.err()).contains("at http://127.0.0.1:" + port + " (");
+  }
+
+  @Test
+  void wildcardListenAddressIsReachedOnLoopback() {
+    assertThat(ClientOptions.baseUrl("0.0.0.0", 8080)).isEqualTo("http://127.0.0.1:8080");
+    assertThat(ClientOptions.baseUrl("::", 9)).isEqualTo("http://[::1]:9");
+    assertThat(ClientOptions.baseUrl("fe80::1", 9)).isEqualTo("http://[fe80::1]:9");
+    assertThat(ClientOptions.baseUrl("example.org", 80)).isEqualTo("http://example.org:80");
+  }
+
+  @Test
+  void drainRefusesWithoutForce() {
+    CliRun r = CliRun.run("queues", "drain", "billing", "--url", "http://127.0.0.1:1");
+    assertThat(r.exitCode()).isEqualTo(1);
+    assertThat(r.err()).contains("add --force");
+  }
+
+  @Test
+  void publishRejectsInvalidJsonAndBadDelayBeforeSending() {
+    CliRun bad = CliRun.run("publish", "q", "--data", "{nope", "--url", "http://127.0.0.1:1");
+    assertThat(bad.exitCode()).isEqualTo(1);
+    assertThat(bad.err()).isEqualTo("wharf: --data is not valid JSON: {nope\n");
+    CliRun delay = CliRun.run("publish", "q", "--text", "x", "--delay", "soon", "--url", "http://127.0.0.1:1");
+    assertThat(delay.exitCode()).isEqualTo(1);
+    assertThat(delay.err()).isEqualTo("wharf: --delay: not a duration: \"soon\"\n");
+    CliRun both = CliRun.run("publish", "q", "--text", "x", "--data", "1");
+    assertThat(both.exitCode()).isEqualTo(Main.USAGE);
+    assertThat(both.err()).contains("mutually exclusive");
+  }
+
+  @Test
+  void clientWithBadConfigListsItsErrors() throws Exception {
+    Path cfg = dir.resolve("bad.yaml");
+    Files.writeString(cfg, "server:\n  port: nine\n");
+    CliRun r = CliRun.run("queues", "list", "-c", cfg.toString());
+    assertThat(r.exitCode()).isEqualTo(1);
+    assertThat(r.err())
+        .isEqualTo(
+            "wharf: the config "
+                + cfg
+                + " has errors:\n  server.port: expected an integer, got \"nine\"\n");
+  }
+
+  @Test
+  void configCheckListsEveryErrorAndExits1() throws Exception {
+    Path cfg = dir.resolve("wharf.yaml");
+    Files.writeString(
+        cfg,
+        """
+        server:
+          port: ${PORT}
+        queues:
+          billing:
+            visibility_timeout: 6o
+            max_attemps: 3
+        """);
+    CliRun r = CliRun.run("config", "check", "-c", cfg.toString());
+    assertThat(r.exitCode()).isEqualTo(1);
+    assertThat(r.out())
+        .isEqualTo(
+            cfg
+                + ": 3 errors\n"
+                + "  server.port: environment variable PORT is not set (use ${PORT:-default})\n"
+                + "  queues.billing.visibility_timeout: not a duration: \"6o\"\n"
+                + "  queues.billing.max_attemps: unknown key (did you mean max_attempts?)\n");
+  }
+
+  @Test
+  void configCheckSaysOkWithASummary() throws Exception {
+    Path cfg = dir.resolve("wharf.yaml");
+    Files.writeString(
+        cfg,
+        """
+        server:
+          port: ${PORT:-9000}
+        auth:
+          admin_token: ${TOKEN}
+        queues:
+          billing: {}
+          jobs: {dead_letter_queue: ""}
+        """);
+    CliRun r = CliRun.run(Map.of("TOKEN", "s"), "", "config", "check", "-c", cfg.toString());
+    assertThat(r.exitCode()).isZero();
+    assertThat(r.out())
+        .isEqualTo(
+            "ok: "
+                + cfg
+                + "\n"
+                + "  listen:  127.0.0.1:9000\n"
+                + "  storage: sqlite ./data/wharf.db\n"
+                + "  auth:    admin token set\n"
+                + "  queues:  2: billing (dlq billing.dlq), jobs\n"
+                + "  sources: 0\n");
+  }
+
+  @Test
+  void configCheckOfAMissingFileFails() {
+    CliRun r = CliRun.run("config", "check", "-c", dir.resolve("none.yaml").toString());
+    assertThat(r.exitCode()).isEqualTo(1);
+    assertThat(r.out()).contains("none.yaml: no such file");
+  }
+
+  @Test
+  void exampleConfigIsValid() {
+    CliRun r = CliRun.run("config", "check", "-c", "wharf.example.yaml");
+    assertThat(r.out()).startsWith("ok: wharf.example.yaml");
+    assertThat(r.exitCode()).isZero();
+  }
+
+  @Test
+  void unknownCommandIsAUsageError() {
+    CliRun r = CliRun.run("queues", "frobnicate");
+    assertThat(r.exitCode()).isEqualTo(Main.USAGE);
+  }
+}

@@ -1,0 +1,210 @@
+package dev.wharf.cli;
+
+import static org.assertj.core.api.Assertions.assertThat;
+
+import com.fasterxml.jackson.databind.JsonNode;
+import com.fasterxml.jackson.databind.ObjectMapper;
+import dev.wharf.app.WharfApp;
+import dev.wharf.config.ConfigLoader;
+import dev.wharf.config.WharfConfig;
+import dev.wharf.store.Delivery;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.time.Duration;
+import java.util.List;
+import java.util.Map;
+import org.junit.jupiter.api.AfterAll;
+import org.junit.jupiter.api.BeforeAll;
+import org.junit.jupiter.api.BeforeEach;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.io.TempDir;
+
+/** The client commands against a real Wharf (SQLite in a temp dir, ephemeral port). */
+class CliServerTest {
+  private static final ObjectMapper JSON = new ObjectMapper();
+  @TempDir static Path dir;
+  private static WharfApp app;
+  private static Path clientConfig;
+
+  @BeforeAll
+  static void start() throws Exception {
+    String yaml =
+        """
+        server:
+          port: 0
+        storage:
+          path: %s
+        auth:
+          admin_token: adm
+        queues:
+          billing:
+            max_attempts: 3
+          jobs:
+            dead_letter_queue: ""
+        """
+            .formatted(dir.resolve("nested/dir/wharf.db"));
+    WharfConfig config = new ConfigLoader(Map.of()).parse(yaml, "test");
+    app = WharfApp.start(config);
+    // The client reads the same kind of file, pointed at the port the server got.
+    clientConfig = dir.resolve("client.yaml");
+    Files.writeString(
+        clientConfig, "server:\n  port: " + app.port() + "\nauth:\n  admin_token: adm\n");
+  }
+
+  @AfterAll
+  static void stop() {
+    if (app != null) {
+      app.close();
+    }
+  }
+
+  @BeforeEach
+  void empty() {
+    app.broker().purge("billing");
+    app.broker().purge("jobs");
+  }
+
+  private CliRun wharf(String... args) {
+    String[] all = new String[args.length + 2];
+    System.arraycopy(args, 0, all, 0, args.length);
+    all[args.length] = "-c";
+    all[args.length + 1] = clientConfig.toString();
+    return CliRun.run(Map.of(), "", all);
+  }
+
+  private String publish(String... args) throws Exception {
+    String[] all = new String[args.length + 2];
+    all[0] = "publish";
+    all[1] = "billing";
+    System.arraycopy(args, 0, all, 2, args.length);
+    CliRun r = wharf(append(all, "--json"));
+    assertThat(r.exitCode()).as(r.err()).isZero();
+    return JSON.readTree(r.out()).get("id").asText();
+  }
+
+  private static String[] append(String[] a, String s) {
+    String[] out = java.util.Arrays.copyOf(a, a.length + 1);
+    out[a.length] = s;
+    return out;
+  }
+
+  @Test
+  void startCreatedTheDatabaseDirectoryAndConfiguredQueues() {
+    assertThat(dir.resolve("nested/dir/wharf.db")).exists();
+    assertThat(app.broker().queueNames()).contains("billing", "jobs");
+    assertThat(app.broker().settings("billing").maxAttempts()).isEqualTo(3);
+    assertThat(app.broker().settings("jobs").deadLetterQueue()).isNull();
+    assertThat(app.startLine())
+        .startsWith("wharf listening on http://127.0.0.1:" + app.port() + ", storage sqlite /")
+        .contains("nested/dir/wharf.db");
+  }
+
+  @Test
+  void listShowsQueuesWithCounts() throws Exception {
+    publish("--data", "{\"n\":1}");
+    publish("--data", "{\"n\":2}");
+    CliRun r = wharf("queues", "list");
+    assertThat(r.exitCode()).as(r.err()).isZero();
+    List<String> lines = r.out().lines().toList();
+    assertThat(lines.get(0)).matches("QUEUE +READY +DELAYED +LEASED +EXPIRED +DEAD +DLQ");
+    assertThat(lines).anyMatch(l -> l.matches("billing +2 +0 +0 +0 +0 +billing\\.dlq"));
+    assertThat(lines).anyMatch(l -> l.matches("jobs +0 +0 +0 +0 +0 +-"));
+
+    CliRun json = wharf("queues", "list", "--json");
+    JsonNode queues = JSON.readTree(json.out()).get("queues");
+    assertThat(queues.findValuesAsText("name")).contains("billing", "jobs");
+  }
+
+  @Test
+  void publishOptionsReachTheMessage() throws Exception {
+    CliRun r =
+        wharf(
+            "publish", "billing", "--data", "{\"invoice\":42}", "--header", "x-source=cli",
+            "--key", "inv-42", "--idempotency-key", "evt-1");
+    assertThat(r.exitCode()).as(r.err()).isZero();
+    assertThat(r.out()).matches("published \\S+ to billing\\n");
+    CliRun again = wharf("publish", "billing", "--data", "{}", "--idempotency-key", "evt-1");
+    assertThat(again.out()).contains("(duplicate of an earlier publish)");
+
+    CliRun peek = wharf("queues", "peek", "billing");
+    assertThat(peek.exitCode()).as(peek.err()).isZero();
+    assertThat(peek.out())
+        .contains("state:          ready")
+        .contains("key:            inv-42")
+        .contains("  x-source: cli")
+        .contains("\"invoice\" : 42");
+    CliRun delayed = wharf("publish", "billing", "--text", "later", "--delay", "1h");
+    assertThat(delayed.exitCode()).isZero();
+    JsonNode browse = JSON.readTree(wharf("queues", "inspect", "billing", "--json").out());
+    assertThat(browse.path("queue").path("stats").path("delayed").asInt()).isEqualTo(1);
+  }
+
+  @Test
+  void publishReadsStdinAsJsonOrText() throws Exception {
+    CliRun text =
+        CliRun.run(Map.of(), "plain words\n", "publish", "billing", "-c", clientConfig.toString());
+    assertThat(text.exitCode()).as(text.err()).isZero();
+    CliRun json =
+        CliRun.run(Map.of(), "{\"a\": [1]}", "publish", "billing", "-c", clientConfig.toString());
+    assertThat(json.exitCode()).as(json.err()).isZero();
+    JsonNode messages =
+        JSON.readTree(wharf("queues", "inspect", "billing", "--json").out()).get("messages");
+    assertThat(messages.get(0).get("content_type").asText()).isEqualTo("text");
+    assertThat(messages.get(0).get("body").asText()).isEqualTo("plain words\n");
+    assertThat(messages.get(1).get("content_type").asText()).isEqualTo("json");
+    assertThat(messages.get(1).get("body").toString()).isEqualTo("{\"a\":[1]}");
+  }
+
+  @Test
+  void inspectShowsSettingsStatsAndMessages() throws Exception {
+    String id = publish("--data", "{\"n\":1}");
+    publish("--text", "two");
+    publish("--text", "three");
+    CliRun r = wharf("queues", "inspect", "billing", "--limit", "2");
+    assertThat(r.exitCode()).as(r.err()).isZero();
+    assertThat(r.out())
+        .startsWith("queue billing\n")
+        .containsPattern("max_attempts +3")
+        .containsPattern("ready +3")
+        .containsPattern(id + " +ready +0 +\\S+ +\\{\"n\":1\\}")
+        .contains("two")
+        .doesNotContain("three");
+  }
+
+  @Test
+  void deadLettersAreListedRetriedAndDrained() throws Exception {
+    String id = publish("--data", "{\"n\":1}");
+    publish("--data", "{\"n\":2}");
+    List<Delivery> got = app.broker().receive("billing", 2, Duration.ZERO, null);
+    app.broker()
+        .settle()
+        .dead("billing", got.stream().map(Delivery::leaseId).toList(), "bad invoice");
+
+    CliRun dlq = wharf("queues", "dlq", "billing");
+    assertThat(dlq.exitCode()).as(dlq.err()).isZero();
+    assertThat(dlq.out()).containsPattern(id + " +\\S+ +bad invoice +\\{\"n\":1\\}");
+    assertThat(JSON.readTree(wharf("queues", "dlq", "billing", "--json").out()).get("messages"))
+        .hasSize(2);
+
+    CliRun one = wharf("queues", "retry", "billing", "--id", id);
+    assertThat(one.out()).isEqualTo("moved 1 dead message back to billing\n");
+    CliRun rest = wharf("queues", "retry", "billing");
+    assertThat(rest.out()).isEqualTo("moved 1 dead message back to billing\n");
+    assertThat(wharf("queues", "dlq", "billing").out()).isEqualTo("no dead messages from billing\n");
+
+    CliRun drain = wharf("queues", "drain", "billing", "--force");
+    assertThat(drain.out()).isEqualTo("deleted 2 messages from billing\n");
+    assertThat(wharf("queues", "peek", "billing").out()).isEqualTo("no ready message in billing\n");
+  }
+
+  @Test
+  void serverErrorsPrintCodeAndDetailAndExit1() {
+    CliRun missing = wharf("queues", "inspect", "nope");
+    assertThat(missing.exitCode()).isEqualTo(1);
+    assertThat(missing.err()).startsWith("wharf: server answered 404 queue_not_found: ");
+
+    CliRun badToken = wharf("queues", "list", "--token", "wrong");
+    assertThat(badToken.exitCode()).isEqualTo(1);
+    assertThat(badToken.err()).startsWith("wharf: server answered 401 unauthorized");
+  }
+}

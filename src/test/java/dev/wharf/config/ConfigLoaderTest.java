@@ -1,0 +1,331 @@
+package dev.wharf.config;
+
+import static org.assertj.core.api.Assertions.assertThat;
+import static org.assertj.core.api.Assertions.assertThatThrownBy;
+
+import dev.wharf.core.QueueSettings;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.time.Duration;
+import java.util.List;
+import java.util.Map;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.io.TempDir;
+
+class ConfigLoaderTest {
+  private final ConfigLoader loader = new ConfigLoader(Map.of("TOKEN", "t0k", "EMPTY", ""));
+
+  private WharfConfig parse(String yaml) {
+    return loader.parse(yaml, "wharf.yaml");
+  }
+
+  private List<String> errors(String yaml) {
+    try {
+      parse(yaml);
+    } catch (ConfigException e) {
+      return e.errors();
+    }
+    throw new AssertionError("expected the config to be rejected");
+  }
+
+  @Test
+  void emptyFileGivesDefaults() {
+    WharfConfig c = parse("");
+    assertThat(c).isEqualTo(WharfConfig.defaults());
+    assertThat(c.server().host()).isEqualTo("127.0.0.1");
+    assertThat(c.server().port()).isEqualTo(8080);
+    assertThat(c.server().maxBodyBytes()).isEqualTo(1 << 20);
+    assertThat(c.server().maxWait()).isEqualTo(Duration.ofSeconds(30));
+    assertThat(c.server().maxWaiters()).isEqualTo(10_000);
+    assertThat(c.server().maxPublishBatch()).isEqualTo(1000);
+    assertThat(c.storage()).isEqualTo(new StorageConfig.Sqlite(Path.of("./data/wharf.db")));
+    assertThat(c.auth()).isEqualTo(new AuthConfig(null, false));
+    assertThat(c.httpSettings().port()).isEqualTo(8080);
+    assertThat(c.brokerOptions()).isEqualTo(dev.wharf.core.BrokerOptions.defaults());
+  }
+
+  @Test
+  void everyFieldIsRead() {
+    WharfConfig c =
+        parse(
+            """
+            server:
+              host: 0.0.0.0
+              port: 9090
+              max_body: 512KB
+              max_wait: 20s
+              max_waiters: 50
+              max_publish_batch: 10
+              sse_keepalive: 5s
+              idempotency_window: 1h
+              expired_retention: 2d
+            storage:
+              kind: sqlite
+              path: /var/lib/wharf/w.db
+            auth:
+              admin_token: adm
+              require_tokens: true
+            sources:
+              stripe:
+                path: /webhook/stripe
+            queues:
+              billing:
+                visibility_timeout: 60s
+                max_visibility_timeout: 1h
+                max_attempts: 3
+                dead_letter_queue: billing-dead
+                delay: 250ms
+                ttl: 7d
+                consumer_tokens: [a, b]
+                api_key: c
+                source: stripe
+                events: [invoice.paid, invoice.payment_failed]
+                filter: "$.data.object.amount_due >= 1000"
+                idempotency_key: "$.id"
+              plain:
+            pull_api:
+              max_batch: 10
+            push:
+              subscriptions: {}
+            """);
+    assertThat(c.server())
+        .isEqualTo(
+            new ServerConfig(
+                "0.0.0.0",
+                9090,
+                512 * 1024,
+                Duration.ofSeconds(20),
+                50,
+                10,
+                Duration.ofSeconds(5),
+                Duration.ofHours(1),
+                Duration.ofDays(2)));
+    assertThat(c.storage()).isEqualTo(new StorageConfig.Sqlite(Path.of("/var/lib/wharf/w.db")));
+    assertThat(c.auth()).isEqualTo(new AuthConfig("adm", true));
+    QueueConfig billing = c.queues().get("billing");
+    assertThat(billing.settings())
+        .isEqualTo(
+            new QueueSettings(
+                Duration.ofSeconds(60),
+                Duration.ofHours(1),
+                3,
+                "billing-dead",
+                Duration.ofMillis(250),
+                Duration.ofDays(7),
+                List.of("a", "b", "c")));
+    assertThat(billing.ingest())
+        .isEqualTo(
+            new QueueIngest(
+                "stripe",
+                List.of("invoice.paid", "invoice.payment_failed"),
+                "$.data.object.amount_due >= 1000",
+                "$.id"));
+    assertThat(c.queues().get("plain").settings()).isEqualTo(QueueSettings.defaultsFor("plain"));
+    assertThat(c.queues().get("plain").ingest()).isEqualTo(QueueIngest.none());
+    assertThat(c.queues().keySet()).containsExactly("billing", "plain");
+    assertThat(c.sources()).containsOnlyKeys("stripe");
+    assertThat(c.pullApi().get("max_batch").asInt()).isEqualTo(10);
+    assertThat(c.push().has("subscriptions")).isTrue();
+    assertThat(c.httpSettings())
+        .isEqualTo(
+            new dev.wharf.http.HttpSettings(
+                "0.0.0.0", 9090, 512 * 1024, "adm", true, Duration.ofSeconds(5)));
+    assertThat(c.brokerOptions().maxWait()).isEqualTo(Duration.ofSeconds(20));
+    assertThat(c.brokerOptions().maxWaiters()).isEqualTo(50);
+    assertThat(c.brokerOptions().maxPublishBatch()).isEqualTo(10);
+    assertThat(c.brokerOptions().idempotencyWindow()).isEqualTo(Duration.ofHours(1));
+    assertThat(c.brokerOptions().expiredRetention()).isEqualTo(Duration.ofDays(2));
+  }
+
+  @Test
+  void postgresStorageIsReadAndChecked() {
+    WharfConfig c =
+        parse(
+            """
+            storage:
+              kind: postgres
+              url: jdbc:postgresql://db:5432/wharf
+              user: wharf
+              password: ${TOKEN}
+              pool: 20
+            """);
+    assertThat(c.storage())
+        .isEqualTo(
+            new StorageConfig.Postgres("jdbc:postgresql://db:5432/wharf", "wharf", "t0k", 20));
+    assertThat(c.storage().toString()).doesNotContain("t0k");
+    assertThat(errors("storage:\n  kind: postgres\n  path: x.db\n  pool: 0\n"))
+        .containsExactly(
+            "storage.url: required when kind is postgres",
+            "storage.pool: must be between 1 and 1000, got 0",
+            "storage.path: only used with kind: sqlite");
+    assertThat(errors("storage:\n  kind: mysql\n"))
+        .containsExactly("storage.kind: expected sqlite or postgres, got \"mysql\"");
+    assertThat(errors("storage:\n  url: jdbc:postgresql://x/y\n"))
+        .containsExactly("storage.url: only used with kind: postgres");
+  }
+
+  @Test
+  void environmentIsInterpolatedWithDefaults() {
+    WharfConfig c =
+        parse(
+            """
+            server:
+              port: ${PORT:-9999}
+              host: ${EMPTY:-localhost}
+            auth:
+              admin_token: "pre-${TOKEN}-post"
+              require_tokens: ${REQ:-true}
+            storage:
+              path: "$${NOT_A_VAR}/x.db"
+            queues:
+              q:
+                api_key: ${TOKEN}
+                consumer_tokens: ["${MISSING:-fallback}"]
+            """);
+    assertThat(c.server().port()).isEqualTo(9999);
+    assertThat(c.server().host()).isEqualTo("localhost");
+    assertThat(c.auth()).isEqualTo(new AuthConfig("pre-t0k-post", true));
+    assertThat(c.storage()).isEqualTo(new StorageConfig.Sqlite(Path.of("${NOT_A_VAR}/x.db")));
+    assertThat(c.queues().get("q").settings().consumerTokens()).containsExactly("fallback", "t0k");
+  }
+
+  @Test
+  void emptyAdminTokenMeansNone() {
+    assertThat(parse("auth:\n  admin_token: ${EMPTY}\n").auth().adminToken()).isNull();
+  }
+
+  @Test
+  void everyErrorIsListedByPath() {
+    List<String> errors =
+        errors(
+            """
+            server:
+              port: 70000
+              max_body: lots
+              max_wait: forever
+              max_waiters: many
+              host: [a]
+            auth:
+              admin_token: ${NOPE}
+              require_tokens: maybe
+            queues:
+              billing:
+                visibility_timeout: 6o
+                max_attempts: -1
+                dead_letter_queue: 5
+                ttl: true
+                consumer_tokens: {a: b}
+                events: [ok, [nested]]
+                source: nowhere
+              "bad name":
+                delay: 40d
+              other: 5
+            sources: []
+            pull_api: 3
+            push: [x]
+            """);
+    assertThat(errors)
+        .containsExactlyInAnyOrder(
+            "auth.admin_token: environment variable NOPE is not set (use ${NOPE:-default})",
+            "server.host: expected a string, got a list",
+            "server.port: must be between 0 and 65535, got 70000",
+            "server.max_body: not a size: \"lots\"",
+            "server.max_wait: not a duration: \"forever\"",
+            "server.max_waiters: expected an integer, got \"many\"",
+            "auth.require_tokens: expected true or false, got \"maybe\"",
+            "sources: expected a map, got a list",
+            "queues.billing.visibility_timeout: not a duration: \"6o\"",
+            "queues.billing.dead_letter_queue: expected a queue name, \"\" or false, got 5",
+            "queues.billing.ttl: expected a duration such as 30s, got true",
+            "queues.billing.consumer_tokens: expected a list of strings, got a map",
+            "queues.billing.events[1]: expected a string, got a list",
+            "queues.billing.max_attempts: must be between 0 (unlimited) and 1000",
+            "queues.billing.source: no source named \"nowhere\" in sources",
+            "queues.bad name.name: must be 1-128 characters of A-Z a-z 0-9 . _ -",
+            "queues.bad name.dead_letter_queue: not a valid queue name",
+            "queues.bad name.delay: must be between 0s and 30d",
+            "queues.other: expected a map, got 5",
+            "pull_api: expected a map, got 3",
+            "push: expected a map, got a list");
+  }
+
+  @Test
+  void unknownKeysAreErrorsWithSuggestions() {
+    assertThat(
+            errors(
+                """
+                server:
+                  prot: 1
+                queues:
+                  billing:
+                    visibilty_timeout: 5s
+                    colour: blue
+                strage: {}
+                """))
+        .containsExactly(
+            "server.prot: unknown key (did you mean port?)",
+            "queues.billing.visibilty_timeout: unknown key (did you mean visibility_timeout?)",
+            "queues.billing.colour: unknown key",
+            "strage: unknown key (did you mean storage?)");
+  }
+
+  @Test
+  void deadLetterQueueCanBeTurnedOff() {
+    WharfConfig c =
+        parse(
+            """
+            queues:
+              a: {dead_letter_queue: ""}
+              b: {dead_letter_queue: false}
+              c: {dead_letter_queue: a}
+              d: {dead_letter_queue: d}
+            """
+                .replace("  d: {dead_letter_queue: d}\n", ""));
+    assertThat(c.queues().get("a").settings().deadLetterQueue()).isNull();
+    assertThat(c.queues().get("b").settings().deadLetterQueue()).isNull();
+    assertThat(c.queues().get("c").settings().deadLetterQueue()).isEqualTo("a");
+    assertThat(errors("queues:\n  d: {dead_letter_queue: d}\n"))
+        .containsExactly(
+            "queues.d.dead_letter_queue: a queue cannot be its own dead-letter queue");
+  }
+
+  @Test
+  void zeroTtlMeansNone() {
+    assertThat(parse("queues:\n  q: {ttl: 0s}\n").queues().get("q").settings().ttl()).isNull();
+  }
+
+  @Test
+  void sizesAndDurationsInTheirForms() {
+    assertThat(parse("server: {max_body: 2048}").server().maxBodyBytes()).isEqualTo(2048);
+    assertThat(parse("server: {max_body: 2mb}").server().maxBodyBytes()).isEqualTo(2 << 20);
+    assertThat(parse("server: {max_wait: 250ms}").server().maxWait()).isEqualTo(Duration.ofMillis(250));
+    assertThat(parse("server: {max_wait: 5m}").server().maxWait()).isEqualTo(Duration.ofMinutes(5));
+    assertThat(parse("server: {max_wait: 12}").server().maxWait()).isEqualTo(Duration.ofSeconds(12));
+    assertThat(errors("server: {max_body: 10}"))
+        .containsExactly("server.max_body: must be between 1KB and 1GB");
+    assertThat(errors("server: {max_wait: 1h}"))
+        .containsExactly("server.max_wait: must be between 0s and 15m");
+    assertThat(errors("server: {max_body: 1.5MB}"))
+        .containsExactly("server.max_body: not a size: \"1.5MB\"");
+  }
+
+  @Test
+  void syntaxErrorsAndDuplicateKeysNameTheLine() {
+    assertThat(errors("server:\n  port: 1\n  port: 2\n").get(0))
+        .startsWith("wharf.yaml: line 3")
+        .contains("Duplicate field 'port'");
+    assertThat(errors("server: [\n").get(0)).startsWith("wharf.yaml: line ").contains("not valid YAML");
+    assertThat(errors("- a\n- b\n")).containsExactly("expected a map, got a list");
+  }
+
+  @Test
+  void loadsFromFileAndNamesAMissingOne(@TempDir Path dir) throws Exception {
+    Path file = dir.resolve("wharf.yaml");
+    Files.writeString(file, "server:\n  port: 1234\n");
+    assertThat(loader.load(file).server().port()).isEqualTo(1234);
+    Path missing = dir.resolve("nope.yaml");
+    assertThatThrownBy(() -> loader.load(missing))
+        .isInstanceOf(ConfigException.class)
+        .hasMessage(missing + ": no such file");
+  }
+}

@@ -1,0 +1,261 @@
+package dev.wharf.http;
+
+import static org.assertj.core.api.Assertions.assertThat;
+
+import com.fasterxml.jackson.databind.JsonNode;
+import dev.wharf.http.Api.Reply;
+import java.nio.file.Path;
+import java.time.Duration;
+import java.util.Base64;
+import org.junit.jupiter.api.AfterEach;
+import org.junit.jupiter.api.BeforeEach;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.io.TempDir;
+
+/** The native API end to end, as the curl walk-through in docs/api.md uses it. */
+class NativeWalkthroughTest {
+  @TempDir Path dir;
+  TestServer server;
+  Api api;
+
+  @BeforeEach
+  void start() {
+    server = new TestServer(dir);
+    api = server.api;
+  }
+
+  @AfterEach
+  void stop() {
+    server.close();
+  }
+
+  @Test
+  void publishReceiveAckNackUntilDeadThenRedrive() {
+    Reply created = api.put("/v1/queues/billing", "{\"max_attempts\": 2, \"visibility_timeout\": \"1m\"}");
+    assertThat(created.status()).isEqualTo(201);
+    assertThat(created.json().at("/settings/max_attempts").asInt()).isEqualTo(2);
+    assertThat(created.json().at("/settings/visibility_timeout").asText()).isEqualTo("1m");
+    assertThat(created.json().at("/settings/dead_letter_queue").asText()).isEqualTo("billing.dlq");
+    assertThat(api.put("/v1/queues/billing", "{\"delay\": \"0s\"}").status()).isEqualTo(200);
+
+    Reply pub =
+        api.post(
+            "/v1/queues/billing/messages",
+            "{\"body\": {\"invoice\": 42, \"amount\": 1.10}, \"headers\": {\"x-source\": \"billing\"},"
+                + " \"metadata\": {\"tenant\": \"acme\"}}");
+    assertThat(pub.status()).isEqualTo(201);
+    String id = pub.json().get("id").asText();
+    assertThat(pub.json().get("duplicate").asBoolean()).isFalse();
+    assertThat(pub.json().get("replaced").asBoolean()).isFalse();
+
+    // First delivery, acked.
+    JsonNode m = receiveOne("billing");
+    assertThat(m.get("id").asText()).isEqualTo(id);
+    assertThat(m.get("attempt").asInt()).isEqualTo(1);
+    assertThat(m.get("content_type").asText()).isEqualTo("json");
+    assertThat(m.at("/body/invoice").asInt()).isEqualTo(42);
+    assertThat(m.at("/body/amount").decimalValue()).isEqualByComparingTo("1.10");
+    assertThat(m.at("/headers/x-source").asText()).isEqualTo("billing");
+    assertThat(m.at("/metadata/tenant").asText()).isEqualTo("acme");
+    assertThat(m.get("published_at").asText()).isEqualTo("2026-01-01T00:00:00Z");
+    assertThat(m.get("lease_until").asText()).isEqualTo("2026-01-01T00:01:00Z");
+    Reply ack = api.post("/v1/queues/billing/ack", "{\"lease_id\": \"" + lease(m) + "\"}");
+    assertThat(ack.status()).isEqualTo(200);
+    assertThat(ack.json().get("succeeded").asInt()).isEqualTo(1);
+    assertThat(ack.json().at("/results/0/outcome").asText()).isEqualTo("acked");
+    // A repeat of an ack that succeeded is a success again.
+    Reply again = api.post("/v1/queues/billing/ack", "{\"lease_ids\": [\"" + lease(m) + "\"]}");
+    assertThat(again.status()).isEqualTo(200);
+    assertThat(again.json().at("/results/0/outcome").asText()).isEqualTo("acked");
+
+    // Second message: nacked until its attempts run out, then it is in the DLQ.
+    String id2 = api.post("/v1/queues/billing/messages", "{\"body\": \"hello\", \"content_type\": \"text\"}")
+        .json().get("id").asText();
+    JsonNode first = receiveOne("billing");
+    assertThat(first.get("body").asText()).isEqualTo("hello");
+    Reply nack = api.post("/v1/queues/billing/nack", "{\"lease_id\": \"" + lease(first) + "\"}");
+    assertThat(nack.status()).isEqualTo(200);
+    assertThat(nack.json().at("/results/0/outcome").asText()).isEqualTo("retried");
+    JsonNode second = receiveOne("billing");
+    assertThat(second.get("attempt").asInt()).isEqualTo(2);
+    Reply dead =
+        api.post("/v1/queues/billing/nack", "{\"lease_id\": \"" + lease(second) + "\", \"delay\": \"5s\"}");
+    assertThat(dead.json().at("/results/0/outcome").asText()).isEqualTo("dead");
+    assertThat(api.post("/v1/queues/billing/receive", "{}").json().get("messages")).isEmpty();
+
+    Reply dlq = api.get("/v1/queues/billing/dlq");
+    assertThat(dlq.status()).isEqualTo(200);
+    assertThat(dlq.json().get("messages")).hasSize(1);
+    JsonNode d = dlq.json().at("/messages/0");
+    assertThat(d.get("id").asText()).isEqualTo(id2);
+    assertThat(d.get("original_queue").asText()).isEqualTo("billing");
+    assertThat(d.get("dead_reason").isNull()).isFalse();
+    assertThat(d.get("died_at").isNull()).isFalse();
+    assertThat(dlq.json().get("next").isNull()).isTrue();
+    assertThat(api.get("/v1/queues/billing").json().at("/stats/dead").asLong()).isEqualTo(1);
+
+    Reply redrive = api.post("/v1/queues/billing/dlq/redrive", "{}");
+    assertThat(redrive.status()).isEqualTo(200);
+    assertThat(redrive.json().get("redriven").asInt()).isEqualTo(1);
+    JsonNode back = receiveOne("billing");
+    assertThat(back.get("id").asText()).isEqualTo(id2);
+    assertThat(back.get("attempt").asInt()).isEqualTo(1);
+    assertThat(api.get("/v1/queues/billing/dlq").json().get("messages")).isEmpty();
+  }
+
+  @Test
+  void deadOnRequestWithReasonAndDeferAndExtend() {
+    api.put("/v1/queues/jobs", "{}");
+    api.post("/v1/queues/jobs/messages", "{\"body\": 1}");
+    JsonNode m = receiveOne("jobs");
+    Reply deferred = api.post("/v1/queues/jobs/defer", "{\"lease_id\": \"" + lease(m) + "\"}");
+    assertThat(deferred.json().at("/results/0/outcome").asText()).isEqualTo("deferred");
+    JsonNode m2 = receiveOne("jobs");
+    assertThat(m2.get("attempt").asInt()).isEqualTo(1);
+    Reply extended = api.post("/v1/queues/jobs/extend", "{\"lease_id\": \"" + lease(m2) + "\", \"by\": \"2m\"}");
+    assertThat(extended.status()).isEqualTo(200);
+    assertThat(extended.json().at("/results/0/outcome").asText()).isEqualTo("extended");
+    assertThat(extended.json().at("/results/0/lease_until").asText()).isEqualTo("2026-01-01T00:02:00Z");
+    Reply dead =
+        api.post("/v1/queues/jobs/nack", "{\"lease_id\": \"" + lease(m2) + "\", \"dead\": true, \"reason\": \"poison\"}");
+    assertThat(dead.json().at("/results/0/outcome").asText()).isEqualTo("dead");
+    assertThat(api.get("/v1/queues/jobs/dlq").json().at("/messages/0/dead_reason").asText()).isEqualTo("poison");
+    Reply some = api.post("/v1/queues/jobs/dlq/redrive", "{\"ids\": [\"" + m.get("id").asText() + "\"]}");
+    assertThat(some.json().get("redriven").asInt()).isEqualTo(1);
+  }
+
+  @Test
+  void batchPublishIsAllOrNoneAndAnswersEachMessage() {
+    api.put("/v1/queues/batch", "{}");
+    String bytes = Base64.getEncoder().encodeToString(new byte[] {0, 1, 2, (byte) 255});
+    Reply r =
+        api.post(
+            "/v1/queues/batch/messages",
+            "{\"messages\": [{\"body\": {\"n\": 1}}, {\"body\": \"two\", \"content_type\": \"text\"},"
+                + " {\"body\": \"" + bytes + "\", \"content_type\": \"bytes\"}]}");
+    assertThat(r.status()).isEqualTo(201);
+    assertThat(r.json().get("messages")).hasSize(3);
+    assertThat(r.json().at("/messages/2/id").asText()).isNotEmpty();
+
+    Reply bad = api.post("/v1/queues/batch/messages",
+        "{\"messages\": [{\"body\": 1}, {\"body\": 2, \"delay\": \"-1s\"}]}");
+    assertThat(bad.status()).isEqualTo(400);
+    assertThat(api.get("/v1/queues/batch").json().at("/stats/ready").asInt()).isEqualTo(3);
+
+    Reply got = api.post("/v1/queues/batch/receive", "{\"max\": 10, \"visibility_timeout\": \"10s\"}");
+    JsonNode msgs = got.json().get("messages");
+    assertThat(msgs).hasSize(3);
+    assertThat(msgs.get(0).at("/body/n").asInt()).isEqualTo(1);
+    assertThat(msgs.get(1).get("body").asText()).isEqualTo("two");
+    assertThat(msgs.get(2).get("content_type").asText()).isEqualTo("bytes");
+    assertThat(msgs.get(2).get("body").asText()).isEqualTo(bytes);
+  }
+
+  @Test
+  void settleAnswersPerLeaseWithConflicts() {
+    api.put("/v1/queues/q", "{}");
+    api.post("/v1/queues/q/messages", "{\"messages\": [{\"body\": 1}, {\"body\": 2}]}");
+    JsonNode got = api.post("/v1/queues/q/receive", "{\"max\": 2, \"visibility_timeout\": \"5s\"}")
+        .json().get("messages");
+    String a = lease(got.get(0));
+    String b = lease(got.get(1));
+
+    Reply mixed = api.post("/v1/queues/q/ack", "{\"lease_ids\": [\"" + a + "\", \"1.ffffffffffffffff\"]}");
+    assertThat(mixed.status()).isEqualTo(409);
+    assertThat(mixed.code()).isEqualTo("lease_conflict");
+    assertThat(mixed.json().get("succeeded").asInt()).isEqualTo(1);
+    assertThat(mixed.json().at("/results/0/outcome").asText()).isEqualTo("acked");
+    assertThat(mixed.json().at("/results/1/outcome").asText()).isEqualTo("lease_not_found");
+
+    // The second lease runs out: its message is ready again and the old lease is a conflict.
+    server.advance(Duration.ofSeconds(6));
+    Reply stale = api.post("/v1/queues/q/ack", "{\"lease_id\": \"" + b + "\"}");
+    assertThat(stale.status()).isEqualTo(409);
+    assertThat(stale.json().at("/results/0/outcome").asText()).isIn("lease_expired", "lease_not_found");
+    JsonNode again = receiveOne("q");
+    assertThat(again.get("attempt").asInt()).isEqualTo(2);
+  }
+
+  @Test
+  void browseMessageByIdDeletePurgeAndDeleteQueue() {
+    api.put("/v1/queues/b", "{}");
+    String id1 = api.post("/v1/queues/b/messages", "{\"body\": 1}").json().get("id").asText();
+    api.post("/v1/queues/b/messages", "{\"body\": 2, \"delay\": \"1h\"}");
+    api.post("/v1/queues/b/messages", "{\"body\": 3}");
+    receiveOne("b");
+
+    assertThat(api.get("/v1/queues/b/messages").json().get("messages")).hasSize(3);
+    assertThat(api.get("/v1/queues/b/messages?state=delayed").json().at("/messages/0/body").asInt())
+        .isEqualTo(2);
+    assertThat(api.get("/v1/queues/b/messages?state=delayed").json().at("/messages/0/state").asText())
+        .isEqualTo("delayed");
+    assertThat(api.get("/v1/queues/b/messages?state=leased").json().at("/messages/0/id").asText())
+        .isEqualTo(id1);
+    assertThat(api.get("/v1/queues/b/messages?state=ready").json().get("messages")).hasSize(1);
+
+    Reply page1 = api.get("/v1/queues/b/messages?limit=2");
+    assertThat(page1.json().get("messages")).hasSize(2);
+    String next = page1.json().get("next").asText();
+    Reply page2 = api.get("/v1/queues/b/messages?limit=2&after=" + next);
+    assertThat(page2.json().get("messages")).hasSize(1);
+    assertThat(page2.json().get("next").isNull()).isTrue();
+
+    Reply one = api.get("/v1/queues/b/messages/" + id1);
+    assertThat(one.status()).isEqualTo(200);
+    assertThat(one.json().get("state").asText()).isEqualTo("leased");
+    assertThat(one.json().has("lease_id")).isFalse();
+    assertThat(api.delete("/v1/queues/b/messages/" + id1).status()).isEqualTo(204);
+    assertThat(api.get("/v1/queues/b/messages/" + id1).code()).isEqualTo("message_not_found");
+
+    Reply purged = api.post("/v1/queues/b/purge", "");
+    assertThat(purged.json().get("purged").asLong()).isEqualTo(2);
+    Reply list = api.get("/v1/queues");
+    assertThat(list.json().get("queues").findValuesAsText("name")).contains("b");
+    assertThat(api.delete("/v1/queues/b").status()).isEqualTo(204);
+    assertThat(api.get("/v1/queues/b").code()).isEqualTo("queue_not_found");
+    assertThat(api.delete("/v1/queues/b").status()).isEqualTo(404);
+  }
+
+  @Test
+  void idempotencyKeyAndKeyReplacement() {
+    api.put("/v1/queues/k", "{}");
+    Reply a = api.post("/v1/queues/k/messages", "{\"body\": 1, \"idempotency_key\": \"evt_1\"}");
+    Reply b = api.post("/v1/queues/k/messages", "{\"body\": 2, \"idempotency_key\": \"evt_1\"}");
+    assertThat(b.status()).isEqualTo(201);
+    assertThat(b.json().get("duplicate").asBoolean()).isTrue();
+    assertThat(b.json().get("id").asText()).isEqualTo(a.json().get("id").asText());
+    Reply c = api.post("/v1/queues/k/messages", "{\"body\": 3, \"key\": \"inv-42\"}");
+    Reply d = api.post("/v1/queues/k/messages", "{\"body\": 4, \"key\": \"inv-42\"}");
+    assertThat(d.json().get("replaced").asBoolean()).isTrue();
+    assertThat(d.json().get("id").asText()).isEqualTo(c.json().get("id").asText());
+  }
+
+  @Test
+  void healthReadinessAndMetrics() {
+    assertThat(api.get("/healthz").json().get("status").asText()).isEqualTo("ok");
+    assertThat(api.get("/readyz").status()).isEqualTo(200);
+    api.put("/v1/queues/m", "{}");
+    api.post("/v1/queues/m/messages", "{\"body\": 1}");
+    api.get("/v1/queues/nope");
+    Reply metrics = api.get("/metrics");
+    assertThat(metrics.status()).isEqualTo(200);
+    assertThat(metrics.text())
+        .contains("wharf_http_request_seconds_bucket{")
+        .contains("route=\"/v1/queues/{name}/messages\"")
+        .contains("status=\"404\"")
+        .contains("wharf_messages_published_total{queue=\"m\"} 1.0")
+        .contains("wharf_queue_depth{queue=\"m\",state=\"ready\"} 1.0")
+        .doesNotContain("route=\"/v1/queues/nope\"");
+  }
+
+  private JsonNode receiveOne(String queue) {
+    Reply r = api.post("/v1/queues/" + queue + "/receive", "{\"max\": 1}");
+    assertThat(r.status()).isEqualTo(200);
+    assertThat(r.json().get("messages")).hasSize(1);
+    return r.json().at("/messages/0");
+  }
+
+  private static String lease(JsonNode m) {
+    return m.get("lease_id").asText();
+  }
+}
