@@ -1,5 +1,10 @@
 package dev.wharf.store.postgres;
 
+import java.net.URI;
+import java.net.URISyntaxException;
+import java.net.URLDecoder;
+import java.nio.charset.StandardCharsets;
+
 /**
  * Where the shared database is and how many connections one node may use.
  *
@@ -15,8 +20,48 @@ public record PostgresSettings(String url, String user, String password, int poo
     if (url == null || !url.startsWith("jdbc:postgresql:")) {
       throw new IllegalArgumentException("storage url must start with jdbc:postgresql:, got " + url);
     }
-    if (poolSize < 2) {
-      throw new IllegalArgumentException("storage pool must be at least 2, got " + poolSize);
+    if (poolSize < 1) {
+      throw new IllegalArgumentException("storage pool must be at least 1, got " + poolSize);
     }
+  }
+
+  /**
+   * Settings from a config file, which may also give a libpq-style URL ({@code
+   * postgres://user:password@host:port/db?options}); its user and password count only when the
+   * config gives none.
+   */
+  public static PostgresSettings of(String url, String user, String password, int poolSize) {
+    if (url != null && (url.startsWith("postgres://") || url.startsWith("postgresql://"))) {
+      URI u;
+      try {
+        u = new URI(url);
+      } catch (URISyntaxException e) {
+        throw new IllegalArgumentException("storage url is not a URL: " + e.getMessage(), e);
+      }
+      String info = u.getRawUserInfo();
+      if (info != null) {
+        int colon = info.indexOf(':');
+        String urlUser = decode(colon < 0 ? info : info.substring(0, colon));
+        String urlPassword = colon < 0 ? null : decode(info.substring(colon + 1));
+        user = user != null ? user : urlUser;
+        password = password != null ? password : urlPassword;
+      }
+      String host = u.getHost() == null ? "localhost" : u.getHost();
+      String port = u.getPort() < 0 ? "" : ":" + u.getPort();
+      String path = u.getRawPath() == null ? "/" : u.getRawPath();
+      String query = u.getRawQuery() == null ? "" : "?" + u.getRawQuery();
+      url = "jdbc:postgresql://" + host + port + path + query;
+    }
+    return new PostgresSettings(url, user, password, poolSize);
+  }
+
+  private static String decode(String s) {
+    return URLDecoder.decode(s, StandardCharsets.UTF_8);
+  }
+
+  @Override
+  public String toString() {
+    return "PostgresSettings[url=" + url + ", user=" + user + ", password=***, poolSize="
+        + poolSize + "]";
   }
 }
