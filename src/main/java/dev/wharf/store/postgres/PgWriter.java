@@ -62,7 +62,7 @@ final class PgWriter implements AutoCloseable {
     if (!running) {
       throw new StoreException("store is closed");
     }
-    Lane lane = lanes[Math.floorMod(next.getAndIncrement(), lanes.length)];
+    Lane lane = pickLane();
     CompletableFuture<T> done = new CompletableFuture<>();
     lane.queue.add(new Pending<>(op, done));
     if (!running) {
@@ -76,6 +76,28 @@ final class PgWriter implements AutoCloseable {
       }
       throw new StoreException("write failed: " + e.getCause().getMessage(), e.getCause());
     }
+  }
+
+  /**
+   * An idle lane if there is one (so a lone request never waits for another's commit), else the
+   * one with the least work waiting.
+   */
+  private Lane pickLane() {
+    int start = Math.floorMod(next.getAndIncrement(), lanes.length);
+    Lane best = null;
+    int bestLoad = Integer.MAX_VALUE;
+    for (int i = 0; i < lanes.length; i++) {
+      Lane lane = lanes[(start + i) % lanes.length];
+      int load = lane.queue.size() + (lane.busy ? 1 : 0);
+      if (load == 0) {
+        return lane;
+      }
+      if (load < bestLoad) {
+        best = lane;
+        bestLoad = load;
+      }
+    }
+    return best;
   }
 
   @Override
@@ -100,6 +122,7 @@ final class PgWriter implements AutoCloseable {
     private final int stripe;
     private final LinkedBlockingQueue<Pending<?>> queue = new LinkedBlockingQueue<>();
     private final Thread thread;
+    private volatile boolean busy;
     private PgTx tx;
 
     Lane(int index, Supplier<Connection> connect, int stripe) {
@@ -113,6 +136,7 @@ final class PgWriter implements AutoCloseable {
       while (running) {
         try {
           batch.add(queue.take());
+          busy = true;
           queue.drainTo(batch, MAX_BATCH - 1);
           runBatch(batch, true);
         } catch (InterruptedException e) {
@@ -126,6 +150,7 @@ final class PgWriter implements AutoCloseable {
           }
         } finally {
           batch.clear();
+          busy = false;
         }
       }
     }
