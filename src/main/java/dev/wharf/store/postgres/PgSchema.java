@@ -14,7 +14,8 @@ import java.util.List;
  * <p>Times are epoch milliseconds (the core's injected clock decides them, as with SQLite). {@code
  * seq} is publish order and the lease-id prefix. Partial indexes keep each hot lookup a range scan
  * over the rows of one state. {@code counters} holds depth per (queue, state, origin) split over
- * stripes, so concurrent writers rarely wait on the same counter row.
+ * stripes, so concurrent writers rarely wait on the same counter row. Names and keys compare
+ * byte-wise ({@code COLLATE "C"}), as in SQLite, and so index lookups never pay for a locale.
  */
 final class PgSchema {
   private static final List<List<String>> MIGRATIONS =
@@ -22,7 +23,7 @@ final class PgSchema {
           List.of(
               """
               CREATE TABLE queues(
-                name text PRIMARY KEY,
+                name text COLLATE "C" PRIMARY KEY,
                 settings text NOT NULL,
                 config_hash text)
               """,
@@ -31,8 +32,8 @@ final class PgSchema {
               """
               CREATE TABLE messages(
                 seq bigint GENERATED ALWAYS AS IDENTITY PRIMARY KEY,
-                id text NOT NULL UNIQUE,
-                queue text NOT NULL,
+                id text COLLATE "C" NOT NULL UNIQUE,
+                queue text COLLATE "C" NOT NULL,
                 state smallint NOT NULL,
                 content_type smallint NOT NULL,
                 payload bytea NOT NULL,
@@ -44,8 +45,8 @@ final class PgSchema {
                 lease_id text,
                 lease_until bigint,
                 expires_at bigint,
-                msg_key text,
-                original_queue text,
+                msg_key text COLLATE "C",
+                original_queue text COLLATE "C",
                 dead_reason text,
                 died_at bigint)
               """,
@@ -60,8 +61,8 @@ final class PgSchema {
               """,
               """
               CREATE TABLE idempotency(
-                queue text NOT NULL,
-                ikey text NOT NULL,
+                queue text COLLATE "C" NOT NULL,
+                ikey text COLLATE "C" NOT NULL,
                 message_id text NOT NULL,
                 expires_at bigint NOT NULL,
                 PRIMARY KEY(queue, ikey))
@@ -69,9 +70,9 @@ final class PgSchema {
               "CREATE INDEX idem_expiry ON idempotency(expires_at)",
               """
               CREATE TABLE counters(
-                queue text NOT NULL,
+                queue text COLLATE "C" NOT NULL,
                 state smallint NOT NULL,
-                origin text NOT NULL,
+                origin text COLLATE "C" NOT NULL,
                 stripe smallint NOT NULL,
                 n bigint NOT NULL,
                 PRIMARY KEY(queue, state, origin, stripe))
