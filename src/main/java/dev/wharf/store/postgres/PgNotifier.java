@@ -20,8 +20,8 @@ import org.postgresql.PGNotification;
  * sending node so a node ignores its own commits and other schemas on the same database.
  *
  * <p>Notifications can be lost (the connection drops, or it is down while others commit), so once
- * a second the same thread also polls: every queue with ready messages is reported (a waiter that
- * finds nothing parks again, which is cheap), and a changed settings version is reported. After a
+ * a second the same thread also polls: every queue with a message visible now is reported (a
+ * waiter that finds it taken parks again), and a changed settings version is reported. After a
  * reconnect it polls at once.
  */
 final class PgNotifier implements AutoCloseable {
@@ -136,12 +136,18 @@ final class PgNotifier implements AutoCloseable {
   private void poll() throws SQLException {
     List<String> ready = new ArrayList<>();
     long version;
+    // Queues with ready messages by the counters, then one index probe each for one visible now
+    // (delayed messages are the core's own timers' business).
     try (PreparedStatement ps =
-            conn.prepareStatement(
-                "SELECT queue FROM counters WHERE state = 0 GROUP BY queue HAVING sum(n) > 0");
-        ResultSet rs = ps.executeQuery()) {
-      while (rs.next()) {
-        ready.add(rs.getString(1));
+        conn.prepareStatement(
+            "SELECT c.queue FROM (SELECT queue FROM counters WHERE state = 0"
+                + " GROUP BY queue HAVING sum(n) > 0) AS c WHERE EXISTS (SELECT 1 FROM messages m"
+                + " WHERE m.queue = c.queue AND m.state = 0 AND m.visible_at <= ?)")) {
+      ps.setLong(1, System.currentTimeMillis());
+      try (ResultSet rs = ps.executeQuery()) {
+        while (rs.next()) {
+          ready.add(rs.getString(1));
+        }
       }
     }
     try (PreparedStatement ps =

@@ -56,8 +56,12 @@ final class PgReaperLock implements AutoCloseable {
       tx.conn.commit();
       tx.conn.setAutoCommit(true);
       return result;
-    } catch (SQLException e) {
+    } catch (SQLException | RuntimeException e) {
+      // Roll back whatever failed, so no part of this pass reaches a later commit.
       dropIfBroken();
+      if (e instanceof StoreException se) {
+        throw se;
+      }
       throw new StoreException("reaper pass failed: " + e.getMessage(), e);
     }
   }

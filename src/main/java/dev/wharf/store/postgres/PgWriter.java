@@ -62,6 +62,17 @@ final class PgWriter implements AutoCloseable {
     if (!running) {
       throw new StoreException("store is closed");
     }
+    for (Lane own : lanes) {
+      if (own.thread == Thread.currentThread()) {
+        // Called from inside an operation: it joins the transaction under way, as waiting for
+        // another lane could deadlock on rows this one holds.
+        try {
+          return op.apply(own.tx);
+        } catch (SQLException e) {
+          throw new StoreException("write failed: " + e.getMessage(), e);
+        }
+      }
+    }
     Lane lane = pickLane();
     CompletableFuture<T> done = new CompletableFuture<>();
     lane.queue.add(new Pending<>(op, done));
@@ -201,10 +212,12 @@ final class PgWriter implements AutoCloseable {
         }
         tx.beforeCommit(notifyPrefix);
         tx.conn.commit();
-      } catch (SQLException e) {
+      } catch (SQLException | RuntimeException e) {
+        // Whatever failed, nothing of this transaction may reach a later commit.
         boolean connectionLost = rollbackOrDrop();
         if (batch.size() == 1 || !mayRetrySingly || connectionLost) {
-          StoreException failure = new StoreException("write failed: " + e.getMessage(), e);
+          StoreException failure = e instanceof StoreException se ? se
+              : new StoreException("write failed: " + e.getMessage(), e);
           for (Pending<?> p : batch) {
             p.done().completeExceptionally(failure);
           }

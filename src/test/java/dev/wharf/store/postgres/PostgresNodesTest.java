@@ -11,8 +11,14 @@ import dev.wharf.store.Delivery;
 import dev.wharf.store.LeaseExpiryRequest;
 import dev.wharf.store.LeaseOutcome.Outcome;
 import dev.wharf.store.ReapResult;
+import dev.wharf.store.Store;
 import dev.wharf.testing.MutableClock;
 import io.micrometer.core.instrument.simple.SimpleMeterRegistry;
+import java.sql.Connection;
+import java.sql.DriverManager;
+import java.sql.Statement;
+import java.lang.reflect.InvocationTargetException;
+import java.lang.reflect.Proxy;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;
@@ -37,7 +43,8 @@ class PostgresNodesTest {
   private final List<AutoCloseable> open = new ArrayList<>();
   private PostgresSettings settings;
 
-  private record Node(PostgresStore store, Broker broker) {}
+  /** A node; {@code claims} counts finished claims, so a test knows a receive is about to park. */
+  private record Node(PostgresStore store, Broker broker, AtomicInteger claims) {}
 
   @BeforeEach
   void schema() {
@@ -56,10 +63,24 @@ class PostgresNodesTest {
     PostgresStore store = new PostgresStore(settings, pollMs);
     store.start();
     open.add(store);
-    Broker broker = new Broker(store, clock, BrokerOptions.defaults(), new SimpleMeterRegistry());
+    AtomicInteger claims = new AtomicInteger();
+    Store counting = (Store) Proxy.newProxyInstance(
+        Store.class.getClassLoader(), new Class<?>[] {Store.class}, (proxy, method, args) -> {
+          try {
+            return method.invoke(store, args);
+          } catch (InvocationTargetException e) {
+            throw e.getCause();
+          } finally {
+            if (method.getName().equals("messagesClaim")) {
+              claims.incrementAndGet();
+            }
+          }
+        });
+    Broker broker =
+        new Broker(counting, clock, BrokerOptions.defaults(), new SimpleMeterRegistry());
     broker.startWithoutReapers();
     open.add(broker);
-    return new Node(store, broker);
+    return new Node(store, broker, claims);
   }
 
   private static void eventually(Duration limit, BooleanSupplier condition) {
@@ -134,9 +155,11 @@ class PostgresNodesTest {
           // The listening connection drops: the node reconnects and hears again.
           b.store().dropListenConnection();
         }
+        int before = b.claims().get();
         Future<List<Delivery>> waiting =
             pool.submit(() -> b.broker().receive("q", 1, Duration.ofSeconds(30), null));
-        eventually(Duration.ofSeconds(5), () -> waiting.state() == Future.State.RUNNING);
+        // Its first claim found nothing: from here only a wake-up can bring the message.
+        eventually(Duration.ofSeconds(5), () -> b.claims().get() > before);
         String id = a.broker().publish("q", List.of(Publish.json("1"))).get(0).id();
         long sent = System.nanoTime();
         // Well inside the 30 s wait and the 120 s poll: only a notification can do this.
@@ -170,6 +193,32 @@ class PostgresNodesTest {
     a.broker().putQueue("q", new QueueSettingsPatch(null, null, 4, null, null, null, null));
     eventually(Duration.ofSeconds(3), () -> b.broker().queueNames().contains("q"));
     assertThat(b.broker().settings("q").maxAttempts()).isEqualTo(4);
+  }
+
+  @Test
+  void pollingFallbackWakesAConsumerForAMessageWhoseNotificationWasLost() throws Exception {
+    Node a = node(NO_POLL_MS);
+    Node b = node(50);
+    a.broker().putQueue("q", QueueSettingsPatch.EMPTY);
+    eventually(Duration.ofSeconds(5), () -> b.broker().queueNames().contains("q"));
+    try (var pool = Executors.newVirtualThreadPerTaskExecutor()) {
+      int before = b.claims().get();
+      Future<List<Delivery>> waiting =
+          pool.submit(() -> b.broker().receive("q", 1, Duration.ofSeconds(30), null));
+      eventually(Duration.ofSeconds(5), () -> b.claims().get() > before);
+      // A row written with no NOTIFY at all, as if the notification had been lost.
+      try (Connection c = DriverManager.getConnection(settings.url());
+          Statement s = c.createStatement()) {
+        long at = clock.instant().toEpochMilli();
+        s.execute("INSERT INTO messages(id, queue, state, content_type, payload, attempt,"
+            + " published_at, visible_at) VALUES ('lost-1', 'q', 0, 0, '\\x31', 0, " + at + ", "
+            + at + ")");
+        s.execute("INSERT INTO counters VALUES ('q', 0, '', 0, 1) ON CONFLICT (queue, state,"
+            + " origin, stripe) DO UPDATE SET n = counters.n + 1");
+      }
+      assertThat(waiting.get(10, TimeUnit.SECONDS))
+          .extracting(d -> d.message().id()).containsExactly("lost-1");
+    }
   }
 
   @Test
