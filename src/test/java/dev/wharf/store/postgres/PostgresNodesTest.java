@@ -92,6 +92,32 @@ class PostgresNodesTest {
   }
 
   @Test
+  void nodesStartingAtOnceMigrateTheSchemaOnce() throws Exception {
+    try (var pool = Executors.newFixedThreadPool(4)) {
+      List<Future<PostgresStore>> starts = new ArrayList<>();
+      for (int i = 0; i < 4; i++) {
+        starts.add(pool.submit(() -> {
+          PostgresStore s = new PostgresStore(settings, NO_POLL_MS);
+          s.start();
+          return s;
+        }));
+      }
+      for (Future<PostgresStore> f : starts) {
+        open.add(f.get(60, TimeUnit.SECONDS));
+      }
+    }
+    try (Connection c = DriverManager.getConnection(settings.url());
+        Statement s = c.createStatement();
+        var rs = s.executeQuery("SELECT version FROM schema_version ORDER BY version")) {
+      List<Integer> versions = new ArrayList<>();
+      while (rs.next()) {
+        versions.add(rs.getInt(1));
+      }
+      assertThat(versions).containsExactly(PgSchema.latest());
+    }
+  }
+
+  @Test
   void competingConsumersOnTwoNodesNeverHoldTheSameMessage() throws Exception {
     Node a = node(NO_POLL_MS);
     Node b = node(NO_POLL_MS);
