@@ -50,6 +50,12 @@ final class PgSchema {
                 dead_reason text,
                 died_at bigint)
               """,
+              // Rows churn (insert, lease, delete): vacuum early, or claims wade through the dead
+              // index entries of messages already handed out.
+              """
+              ALTER TABLE messages SET (autovacuum_vacuum_scale_factor = 0.02,
+                autovacuum_vacuum_insert_scale_factor = 0.05, autovacuum_analyze_scale_factor = 0.05)
+              """,
               "CREATE INDEX m_ready ON messages(queue, visible_at, seq) WHERE state = 0",
               "CREATE INDEX m_leased ON messages(lease_until) WHERE state = 1",
               "CREATE INDEX m_ttl ON messages(expires_at) WHERE expires_at IS NOT NULL AND state < 2",
@@ -76,6 +82,11 @@ final class PgSchema {
                 stripe smallint NOT NULL,
                 n bigint NOT NULL,
                 PRIMARY KEY(queue, state, origin, stripe))
+              """,
+              // A few rows updated by every commit: keep their dead versions few.
+              """
+              ALTER TABLE counters SET (autovacuum_vacuum_scale_factor = 0,
+                autovacuum_vacuum_threshold = 1000)
               """));
 
   private PgSchema() {}
