@@ -56,12 +56,16 @@ public final class PostgresStoreBench {
       System.out.printf("Wharf on PostgreSQL: %d publishers, %d consumers, batch %d, %d B%n",
           clients, clients, batch, PgBenchLoad.PAYLOAD_BYTES);
       if (phases.contains("publish")) {
-        System.out.println("publish only:    " + PgBenchLoad.run(clients,
-            () -> publisher(broker, "q"), batch, 0, null, time, false));
+        long wal = walBytes(url);
+        PgBenchLoad.Rates r = PgBenchLoad.run(clients, () -> publisher(broker, "q"), batch, 0,
+            null, time, false);
+        System.out.println("publish only:    " + r + walPerMessage(url, wal, r.published() * r.seconds()));
       }
       if (phases.contains("consume")) {
-        System.out.println("consume only:    " + PgBenchLoad.run(0, null, batch, clients,
-            () -> consumer(broker, "q", batch, Duration.ZERO), time, true));
+        long wal = walBytes(url);
+        PgBenchLoad.Rates r = PgBenchLoad.run(0, null, batch, clients,
+            () -> consumer(broker, "q", batch, Duration.ZERO), time, true);
+        System.out.println("consume only:    " + r + walPerMessage(url, wal, r.consumed() * r.seconds()));
       }
       if (phases.contains("mixed")) {
         System.out.println("both at once:    " + PgBenchLoad.run(clients,
@@ -79,6 +83,20 @@ public final class PostgresStoreBench {
         wakeups(broker, settings, Integer.parseInt(a.get("wakeups")));
       }
     }
+  }
+
+  /** WAL written by the whole server so far (other databases' writes count too). */
+  private static long walBytes(String url) throws Exception {
+    try (Connection c = DriverManager.getConnection(url);
+        Statement s = c.createStatement();
+        var rs = s.executeQuery("SELECT pg_wal_lsn_diff(pg_current_wal_lsn(), '0/0')::bigint")) {
+      rs.next();
+      return rs.getLong(1);
+    }
+  }
+
+  private static String walPerMessage(String url, long before, double messages) throws Exception {
+    return String.format(", WAL %,.0f B/msg", (walBytes(url) - before) / Math.max(1, messages));
   }
 
   private static Broker startBroker(PostgresStore store) {

@@ -31,24 +31,27 @@ final class PgSchema {
               "INSERT INTO queues_changed VALUES (1, 0)",
               """
               CREATE TABLE messages(
+                -- What a lease or a retry changes comes last, and pages keep room: the new row
+                -- version then lands on the same page and the WAL records only the changed tail,
+                -- not the payload again.
                 seq bigint GENERATED ALWAYS AS IDENTITY PRIMARY KEY,
                 id text COLLATE "C" NOT NULL UNIQUE,
                 queue text COLLATE "C" NOT NULL,
-                state smallint NOT NULL,
                 content_type smallint NOT NULL,
+                published_at bigint NOT NULL,
                 payload bytea NOT NULL,
                 headers text,
                 metadata text,
-                attempt int NOT NULL,
-                published_at bigint NOT NULL,
-                visible_at bigint NOT NULL,
-                lease_id text,
-                lease_until bigint,
-                expires_at bigint,
                 msg_key text COLLATE "C",
+                expires_at bigint,
                 original_queue text COLLATE "C",
                 dead_reason text,
-                died_at bigint)
+                died_at bigint,
+                visible_at bigint NOT NULL,
+                attempt int NOT NULL,
+                state smallint NOT NULL,
+                lease_until bigint,
+                lease_id text) WITH (fillfactor = 70)
               """,
               // Rows churn (insert, lease, delete): vacuum early, or claims wade through the dead
               // index entries of messages already handed out.
