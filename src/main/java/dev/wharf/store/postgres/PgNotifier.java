@@ -39,7 +39,7 @@ final class PgNotifier implements AutoCloseable {
   private volatile Consumer<String> onVisible = q -> {};
   private volatile Runnable onQueues = () -> {};
   private volatile Connection conn;
-  private long queuesVersion = -1;
+  private volatile long queuesVersion = -1;
 
   /**
    * @param prefix the payload prefix of this node's own notifications ({@code schema|node|})
@@ -64,6 +64,8 @@ final class PgNotifier implements AutoCloseable {
 
   void onQueues(Runnable listener) {
     onQueues = listener;
+    // A change between the caller's first load and now would be missed: the next poll reloads.
+    queuesVersion = -1;
   }
 
   private void loop() {
