@@ -2,21 +2,15 @@ package dev.wharf.app;
 
 import dev.wharf.config.StorageConfig;
 import dev.wharf.store.Store;
+import dev.wharf.store.postgres.PostgresSettings;
+import dev.wharf.store.postgres.PostgresStore;
 import dev.wharf.store.sqlite.SqliteStore;
 import java.io.IOException;
-import java.lang.reflect.Constructor;
-import java.lang.reflect.InvocationTargetException;
 import java.nio.file.Files;
 import java.nio.file.Path;
 
 /** Makes the store the config asks for (not yet started). */
 public final class StoreFactory {
-  /**
-   * The PostgreSQL backend is looked up by name so that this build works, and says so plainly,
-   * before that backend exists.
-   */
-  static final String POSTGRES_CLASS = "dev.wharf.store.postgres.PostgresStore";
-
   private StoreFactory() {}
 
   public static Store create(StorageConfig storage) {
@@ -39,24 +33,11 @@ public final class StoreFactory {
   }
 
   private static Store postgres(StorageConfig.Postgres p) {
-    Class<?> type;
     try {
-      type = Class.forName(POSTGRES_CLASS);
-    } catch (ClassNotFoundException e) {
-      throw new StartupException(
-          "storage kind postgres is not available in this build yet; use kind: sqlite", e);
-    }
-    try {
-      Constructor<?> c = type.getConstructor(StorageConfig.Postgres.class);
-      return (Store) c.newInstance(p);
-    } catch (NoSuchMethodException e) {
-      throw new StartupException(
-          POSTGRES_CLASS + " has no constructor taking StorageConfig.Postgres", e);
-    } catch (InvocationTargetException e) {
-      Throwable cause = e.getCause();
-      throw new StartupException("cannot set up postgres storage: " + cause.getMessage(), cause);
-    } catch (ReflectiveOperationException e) {
-      throw new StartupException("cannot set up postgres storage: " + e, e);
+      return new PostgresStore(
+          PostgresSettings.of(p.url(), p.user(), p.password(), p.pool()));
+    } catch (IllegalArgumentException e) {
+      throw new StartupException("cannot set up postgres storage: " + e.getMessage(), e);
     }
   }
 }

@@ -7,6 +7,9 @@ import dev.wharf.core.Broker;
 import dev.wharf.http.WharfHttp;
 import dev.wharf.store.Store;
 import io.micrometer.prometheusmetrics.PrometheusConfig;
+import io.micrometer.core.instrument.binder.jvm.JvmMemoryMetrics;
+import io.micrometer.core.instrument.binder.jvm.JvmThreadMetrics;
+import io.micrometer.core.instrument.binder.system.ProcessorMetrics;
 import io.micrometer.prometheusmetrics.PrometheusMeterRegistry;
 import java.time.Clock;
 import java.util.ArrayDeque;
@@ -42,6 +45,10 @@ public final class WharfApp implements AutoCloseable {
 
       step = "start the broker";
       PrometheusMeterRegistry registry = new PrometheusMeterRegistry(PrometheusConfig.DEFAULT);
+      // Heap, threads and process memory next to the queue metrics: capacity questions need both.
+      new JvmMemoryMetrics().bindTo(registry);
+      new JvmThreadMetrics().bindTo(registry);
+      new ProcessorMetrics().bindTo(registry);
       Broker broker = new Broker(store, Clock.systemUTC(), config.brokerOptions(), registry);
       broker.start();
       started.push(broker);

@@ -64,6 +64,13 @@ public final class Broker implements AutoCloseable {
     queues.load();
     queues.names().forEach(this::watch);
     store.onVisibleElsewhere(q -> waiters.wake(q, BrokerOptions.MAX_RECEIVE_BATCH));
+    store.onQueuesChanged(this::reloadQueues);
+  }
+
+  /** Another node changed queues: take its settings, and forget queues it deleted. */
+  private void reloadQueues() {
+    queues.reload().forEach(metrics::forget);
+    queues.names().forEach(this::watch);
   }
 
   @Override

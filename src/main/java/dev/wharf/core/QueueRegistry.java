@@ -4,6 +4,7 @@ import dev.wharf.store.DeadLetterPolicy;
 import dev.wharf.store.QueueRecord;
 import dev.wharf.store.Store;
 import java.util.ArrayList;
+import java.util.HashMap;
 import java.util.List;
 import java.util.Map;
 import java.util.TreeMap;
@@ -31,6 +32,33 @@ final class QueueRegistry {
         configHashes.put(r.name(), r.configHash());
       }
     }
+  }
+
+  /**
+   * Re-reads every queue from the store (another node changed some), replacing entries in place
+   * so a request running meanwhile never finds a live queue missing. Returns the names removed.
+   */
+  synchronized List<String> reload() {
+    Map<String, QueueSettings> fresh = new HashMap<>();
+    Map<String, String> hashes = new HashMap<>();
+    for (QueueRecord r : store.queuesList()) {
+      fresh.put(r.name(), SettingsCodec.fromJson(r.name(), r.settingsJson()));
+      if (r.configHash() != null) {
+        hashes.put(r.name(), r.configHash());
+      }
+    }
+    settings.putAll(fresh);
+    configHashes.putAll(hashes);
+    List<String> removed = new ArrayList<>();
+    for (String name : List.copyOf(settings.keySet())) {
+      if (!fresh.containsKey(name)) {
+        settings.remove(name);
+        configHashes.remove(name);
+        removed.add(name);
+      }
+    }
+    configHashes.keySet().removeIf(name -> !hashes.containsKey(name));
+    return removed;
   }
 
   QueueSettings require(String queue) {

@@ -1,6 +1,7 @@
 package dev.wharf.http;
 
 import dev.wharf.core.BrokerException;
+import io.helidon.http.BadRequestException;
 import java.util.logging.Level;
 import java.util.logging.Logger;
 
@@ -25,6 +26,10 @@ public final class ErrorMapper {
             new ApiError(503, "too_many_waiters", e.getMessage(), "1");
         case BrokerException.Unavailable e -> new ApiError(503, "unavailable", e.getMessage());
       };
+    }
+    if (t instanceof BadRequestException e) {
+      // Helidon refused something in the request itself (a header it could not parse).
+      return ApiError.invalidBody(e.getMessage());
     }
     LOG.log(Level.WARNING, "unexpected failure while handling a request", t);
     return new ApiError(500, "internal", "internal error");

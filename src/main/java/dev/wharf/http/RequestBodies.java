@@ -7,7 +7,6 @@ import io.helidon.http.HttpMediaType;
 import io.helidon.webserver.http.ServerRequest;
 import java.io.IOException;
 import java.io.InputStream;
-import java.io.UncheckedIOException;
 import java.util.Locale;
 import java.util.Optional;
 import java.util.OptionalLong;
@@ -64,15 +63,17 @@ public final class RequestBodies {
         declared.isPresent()
             ? (int) declared.getAsLong()
             : (int) Math.min(Integer.MAX_VALUE - 8, maxBytes + 1);
+    byte[] bytes;
     try (InputStream in = req.content().inputStream()) {
-      byte[] bytes = in.readNBytes(cap);
-      if (bytes.length > maxBytes) {
-        throw tooLarge();
-      }
-      return bytes;
-    } catch (IOException | UncheckedIOException e) {
+      bytes = in.readNBytes(cap);
+    } catch (IOException | RuntimeException e) {
+      // Broken framing (a bad chunk size) or a client that left half way.
       throw ApiError.invalidBody("the body could not be read");
     }
+    if (bytes.length > maxBytes) {
+      throw tooLarge();
+    }
+    return bytes;
   }
 
   private ApiError tooLarge() {
@@ -81,7 +82,13 @@ public final class RequestBodies {
   }
 
   private static void checkMediaType(ServerRequest req) {
-    Optional<HttpMediaType> type = req.headers().contentType();
+    Optional<HttpMediaType> type;
+    try {
+      type = req.headers().contentType();
+    } catch (RuntimeException e) {
+      throw new ApiError(
+          415, "unsupported_media_type", "the Content-Type header is not a media type");
+    }
     if (type.isEmpty()) {
       return;
     }

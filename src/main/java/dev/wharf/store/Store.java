@@ -73,4 +73,11 @@ public interface Store extends AutoCloseable {
    * messages visible. Single-process backends never call it.
    */
   void onVisibleElsewhere(Consumer<String> listener);
+
+  /**
+   * Registers a listener told that another writer (another node) changed or deleted queues, so
+   * the caller reloads {@link #queuesList()}. Called within a second of such a change; single-process
+   * backends never call it.
+   */
+  void onQueuesChanged(Runnable listener);
 }

@@ -4,8 +4,12 @@ import static org.assertj.core.api.Assertions.assertThat;
 
 import com.fasterxml.jackson.databind.JsonNode;
 import dev.wharf.http.Api.Reply;
+import java.io.BufferedReader;
 import java.io.ByteArrayInputStream;
+import java.io.InputStreamReader;
+import java.net.Socket;
 import java.net.http.HttpRequest.BodyPublishers;
+import java.nio.charset.StandardCharsets;
 import java.nio.file.Path;
 import java.util.stream.Collectors;
 import java.util.stream.IntStream;
@@ -166,6 +170,9 @@ class BadInputTest {
             BodyPublishers.ofString("<body>1</body>"),
             "application/xml");
     assertError(xml, 415, "unsupported_media_type", "application/xml");
+    Reply garbage =
+        api.send("POST", "/v1/queues/q/messages", BodyPublishers.ofString("{}"), "garbage");
+    assertError(garbage, 415, "unsupported_media_type", "Content-Type");
     // A form body is read as JSON (curl -d labels everything a form), so a real form is a 400.
     Reply form =
         api.send(
@@ -174,6 +181,36 @@ class BadInputTest {
             BodyPublishers.ofString("body=1"),
             "application/x-www-form-urlencoded");
     assertError(form, 400, "invalid_body", "malformed");
+  }
+
+  /** Requests no well-behaved client sends: whatever the answer, it is a 4xx, never a 5xx. */
+  @ParameterizedTest
+  @CsvSource(
+      delimiter = '|',
+      textBlock =
+          """
+          GET /v1/queues/q/messages?limit=%ZZ HTTP/1.1\\r\\nHost: t\\r\\n\\r\\n
+          GET /v1/queues/%ZZ HTTP/1.1\\r\\nHost: t\\r\\n\\r\\n
+          GET /v1/queues/q/messages/..%2f..%2fq HTTP/1.1\\r\\nHost: t\\r\\n\\r\\n
+          POST /v1/queues/q/messages HTTP/1.1\\r\\nHost: t\\r\\nContent-Length: abc\\r\\n\\r\\n{}
+          POST /v1/queues/q/messages HTTP/1.1\\r\\nHost: t\\r\\nContent-Length: -5\\r\\n\\r\\n{}
+          POST /v1/queues/q/messages HTTP/1.1\\r\\nHost: t\\r\\nTransfer-Encoding: chunked\\r\\n\\r\\nzz\\r\\n{}\\r\\n0\\r\\n\\r\\n
+          GET /v1/queues/q HTTP/1.1\\r\\nHost: t\\r\\nAuthorization: Bearer\\r\\n\\r\\n
+          """)
+  void oddRequestsAreNeverServerErrors(String request) throws Exception {
+    try (Socket socket = new Socket("127.0.0.1", server.http.port())) {
+      socket.setSoTimeout(10_000);
+      socket
+          .getOutputStream()
+          .write(request.replace("\\r\\n", "\r\n").getBytes(StandardCharsets.US_ASCII));
+      String statusLine =
+          new BufferedReader(new InputStreamReader(socket.getInputStream(), StandardCharsets.UTF_8))
+              .readLine();
+      assertThat(statusLine).isNotNull();
+      int status = Integer.parseInt(statusLine.substring(9, 12));
+      assertThat(status).as(statusLine).isLessThan(500);
+    }
+    assertError(api.get("/v1/queues/nope"), 404, "queue_not_found", null);
   }
 
   private void assertError(Reply r, int status, String code, String detail) {

@@ -6,6 +6,7 @@ import java.sql.DriverManager;
 import java.sql.SQLException;
 import java.util.concurrent.ArrayBlockingQueue;
 import java.util.concurrent.BlockingQueue;
+import java.util.concurrent.TimeUnit;
 
 /** A few read-only connections: WAL lets readers run beside the writer without blocking it. */
 final class ReadPool implements AutoCloseable {
@@ -14,6 +15,7 @@ final class ReadPool implements AutoCloseable {
   }
 
   private final BlockingQueue<Connection> idle;
+  private volatile boolean closed;
 
   ReadPool(String url, int size) throws SQLException {
     idle = new ArrayBlockingQueue<>(size);
@@ -28,9 +30,15 @@ final class ReadPool implements AutoCloseable {
   }
 
   <T> T read(Read<T> read) {
-    Connection c;
+    Connection c = null;
     try {
-      c = idle.take();
+      // Poll rather than block forever, so a read racing close() fails instead of hanging.
+      while (c == null) {
+        if (closed) {
+          throw new StoreException("store is closed");
+        }
+        c = idle.poll(100, TimeUnit.MILLISECONDS);
+      }
     } catch (InterruptedException e) {
       Thread.currentThread().interrupt();
       throw new StoreException("interrupted waiting for a read connection");
@@ -41,11 +49,15 @@ final class ReadPool implements AutoCloseable {
       throw new StoreException("read failed: " + e.getMessage(), e);
     } finally {
       idle.add(c);
+      if (closed) {
+        close();
+      }
     }
   }
 
   @Override
   public void close() {
+    closed = true;
     Connection c;
     while ((c = idle.poll()) != null) {
       try {

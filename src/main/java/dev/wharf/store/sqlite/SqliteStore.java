@@ -409,4 +409,9 @@ public final class SqliteStore implements Store {
   public void onVisibleElsewhere(Consumer<String> listener) {
     // One process owns the file: every commit is seen by the core that made it.
   }
+
+  @Override
+  public void onQueuesChanged(Runnable listener) {
+    // One process owns the file: queue changes are made by the core that holds them.
+  }
 }

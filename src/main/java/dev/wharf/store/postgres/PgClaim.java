@@ -1,0 +1,83 @@
+package dev.wharf.store.postgres;
+
+import dev.wharf.store.ClaimRequest;
+import dev.wharf.store.Delivery;
+import dev.wharf.store.LeaseIds;
+import dev.wharf.store.Message;
+import dev.wharf.store.MessageState;
+import java.sql.PreparedStatement;
+import java.sql.ResultSet;
+import java.sql.SQLException;
+import java.time.Instant;
+import java.util.ArrayList;
+import java.util.List;
+
+/** The SQL of claiming leases: a batch of rows picked and leased in two statements. */
+final class PgClaim {
+  private static final int READY = MessageState.READY.code();
+  private static final int LEASED = MessageState.LEASED.code();
+
+  private PgClaim() {}
+
+  /**
+   * Picks the oldest visible ready rows, skipping rows another transaction holds (a claim in
+   * another lane or on another node, or a reaper), so claimers never wait on one another and never
+   * take the same row; then leases them all with one update, guarded by state and counted.
+   */
+  static List<Delivery> claim(PgTx tx, ClaimRequest r) throws SQLException {
+    long now = r.now().toEpochMilli();
+    PreparedStatement select =
+        tx.prepare(
+            "SELECT " + PgRows.COLUMNS + " FROM messages"
+                + " WHERE queue = ? AND state = 0 AND visible_at <= ?"
+                + " AND (expires_at IS NULL OR expires_at > ?)"
+                + " ORDER BY visible_at, seq LIMIT ? FOR UPDATE SKIP LOCKED");
+    select.setString(1, r.queue());
+    select.setLong(2, now);
+    select.setLong(3, now);
+    select.setInt(4, r.max());
+    List<Message> picked = new ArrayList<>(r.max());
+    try (ResultSet rs = select.executeQuery()) {
+      while (rs.next()) {
+        picked.add(PgRows.message(rs));
+      }
+    }
+    if (picked.isEmpty()) {
+      return List.of();
+    }
+    int n = picked.size();
+    Long[] seqs = new Long[n];
+    String[] leaseIds = new String[n];
+    for (int i = 0; i < n; i++) {
+      seqs[i] = picked.get(i).seq();
+      leaseIds[i] = LeaseIds.next(seqs[i]);
+    }
+    long until = r.leaseUntil().toEpochMilli();
+    PreparedStatement lease =
+        tx.prepare(
+            "UPDATE messages m SET state = 1, lease_id = u.l, lease_until = ?,"
+                + " attempt = m.attempt + 1 FROM unnest(?::int8[], ?::text[]) AS u(s, l)"
+                + " WHERE m.seq = u.s AND m.state = 0");
+    lease.setLong(1, until);
+    lease.setArray(2, tx.array("int8", seqs));
+    lease.setArray(3, tx.array("text", leaseIds));
+    int rows = lease.executeUpdate();
+    if (rows != n) {
+      throw new SQLException("claim leased " + rows + " of " + n + " locked rows");
+    }
+    Instant untilInstant = Instant.ofEpochMilli(until);
+    List<Delivery> out = new ArrayList<>(n);
+    for (int i = 0; i < n; i++) {
+      Message m = picked.get(i);
+      tx.delta.move(m.queue(), READY, m.originalQueue(), m.queue(), LEASED, m.originalQueue());
+      Message leased =
+          new Message(
+              m.seq(), m.id(), m.queue(), MessageState.LEASED, m.contentType(), m.payload(),
+              m.headers(), m.metadata(), m.attempt() + 1, m.publishedAt(), m.visibleAt(),
+              untilInstant, m.expiresAt(), m.key(), m.originalQueue(), m.deadReason(),
+              m.diedAt());
+      out.add(new Delivery(leased, leaseIds[i], untilInstant));
+    }
+    return out;
+  }
+}

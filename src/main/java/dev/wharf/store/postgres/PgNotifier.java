@@ -1,0 +1,208 @@
+package dev.wharf.store.postgres;
+
+import java.sql.Connection;
+import java.sql.PreparedStatement;
+import java.sql.ResultSet;
+import java.sql.SQLException;
+import java.sql.Statement;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.function.Consumer;
+import java.util.function.Supplier;
+import java.util.logging.Level;
+import java.util.logging.Logger;
+import org.postgresql.PGConnection;
+import org.postgresql.PGNotification;
+
+/**
+ * Hears what other nodes commit. One connection LISTENs on {@value #VISIBLE} (a queue got visible
+ * messages) and {@value #QUEUES} (queue settings changed); payloads carry the schema and the
+ * sending node so a node ignores its own commits and other schemas on the same database.
+ *
+ * <p>Notifications can be lost (the connection drops, or it is down while others commit), so once
+ * a second the same thread also polls: every queue with a message visible now is reported (a
+ * waiter that finds it taken parks again), and a changed settings version is reported. After a
+ * reconnect it polls at once.
+ */
+final class PgNotifier implements AutoCloseable {
+  static final String VISIBLE = "wharf_visible";
+  static final String QUEUES = "wharf_queues";
+  private static final Logger LOG = Logger.getLogger(PgNotifier.class.getName());
+  static final long POLL_MS = 1000;
+
+  private final Supplier<Connection> connect;
+  private final String prefix;
+  private final String schemaPrefix;
+  private final long pollMs;
+  private final Thread thread;
+  private volatile boolean running = true;
+  private volatile Consumer<String> onVisible = q -> {};
+  private volatile Runnable onQueues = () -> {};
+  private volatile Connection conn;
+  private volatile long queuesVersion = -1;
+
+  /**
+   * @param prefix the payload prefix of this node's own notifications ({@code schema|node|})
+   * @param schemaPrefix the payload prefix every node of this schema uses ({@code schema|})
+   */
+  PgNotifier(Supplier<Connection> connect, String prefix, String schemaPrefix, long pollMs) {
+    this.connect = connect;
+    this.pollMs = pollMs;
+    this.prefix = prefix;
+    this.schemaPrefix = schemaPrefix;
+    this.thread = Thread.ofPlatform().name("wharf-pg-listener").daemon().unstarted(this::loop);
+  }
+
+  void start(long initialQueuesVersion) {
+    queuesVersion = initialQueuesVersion;
+    thread.start();
+  }
+
+  void onVisible(Consumer<String> listener) {
+    onVisible = listener;
+  }
+
+  void onQueues(Runnable listener) {
+    onQueues = listener;
+    // A change between the caller's first load and now would be missed: the next poll reloads.
+    queuesVersion = -1;
+  }
+
+  private void loop() {
+    long backoff = 100;
+    while (running) {
+      try {
+        conn = connect.get();
+        try (Statement s = conn.createStatement()) {
+          s.execute("LISTEN " + VISIBLE);
+          s.execute("LISTEN " + QUEUES);
+        }
+        backoff = 100;
+        listen(conn.unwrap(PGConnection.class));
+      } catch (SQLException | RuntimeException e) {
+        if (running) {
+          LOG.log(Level.WARNING, "listening connection lost; reconnecting", e);
+        }
+      } finally {
+        closeQuietly();
+      }
+      if (running) {
+        try {
+          Thread.sleep(backoff);
+        } catch (InterruptedException e) {
+          break;
+        }
+        backoff = Math.min(backoff * 2, 1000);
+      }
+    }
+  }
+
+  private void listen(PGConnection pg) throws SQLException {
+    // A fresh connection may have missed notifications: poll at once.
+    long nextPoll = 0;
+    while (running) {
+      long wait = nextPoll - System.currentTimeMillis();
+      if (wait <= 0) {
+        poll();
+        nextPoll = System.currentTimeMillis() + pollMs;
+        wait = pollMs;
+      }
+      PGNotification[] got = pg.getNotifications((int) Math.min(wait, Integer.MAX_VALUE));
+      if (got != null) {
+        for (PGNotification n : got) {
+          dispatch(n);
+        }
+      }
+    }
+  }
+
+  private void dispatch(PGNotification n) {
+    String payload = n.getParameter();
+    if (payload == null || !payload.startsWith(schemaPrefix) || payload.startsWith(prefix)) {
+      return;
+    }
+    try {
+      if (VISIBLE.equals(n.getName())) {
+        int bar = payload.indexOf('|', schemaPrefix.length());
+        if (bar > 0) {
+          onVisible.accept(payload.substring(bar + 1));
+        }
+      } else if (QUEUES.equals(n.getName())) {
+        onQueues.run();
+      }
+    } catch (RuntimeException e) {
+      LOG.log(Level.WARNING, "notification listener failed", e);
+    }
+  }
+
+  private void poll() throws SQLException {
+    List<String> ready = new ArrayList<>();
+    long version;
+    // Queues with ready messages by the counters, then one index probe each for one visible now
+    // (delayed messages are the core's own timers' business).
+    try (PreparedStatement ps =
+        conn.prepareStatement(
+            "SELECT c.queue FROM (SELECT queue FROM counters WHERE state = 0"
+                + " GROUP BY queue HAVING sum(n) > 0) AS c WHERE EXISTS (SELECT 1 FROM messages m"
+                + " WHERE m.queue = c.queue AND m.state = 0 AND m.visible_at <= ?)")) {
+      ps.setLong(1, System.currentTimeMillis());
+      try (ResultSet rs = ps.executeQuery()) {
+        while (rs.next()) {
+          ready.add(rs.getString(1));
+        }
+      }
+    }
+    try (PreparedStatement ps =
+            conn.prepareStatement("SELECT version FROM queues_changed WHERE id = 1");
+        ResultSet rs = ps.executeQuery()) {
+      version = rs.next() ? rs.getLong(1) : 0;
+    }
+    try {
+      if (version != queuesVersion) {
+        queuesVersion = version;
+        onQueues.run();
+      }
+      for (String q : ready) {
+        onVisible.accept(q);
+      }
+    } catch (RuntimeException e) {
+      LOG.log(Level.WARNING, "notification listener failed", e);
+    }
+  }
+
+  private void closeQuietly() {
+    Connection c = conn;
+    conn = null;
+    if (c != null) {
+      try {
+        c.close();
+      } catch (SQLException ignored) {
+        // reconnecting or closing anyway
+      }
+    }
+  }
+
+  /** Test hook: drops the listening connection as a network failure would. */
+  void dropConnection() {
+    Connection c = conn;
+    if (c != null) {
+      try {
+        c.close();
+      } catch (SQLException ignored) {
+        // that is the point
+      }
+    }
+  }
+
+  @Override
+  public void close() {
+    running = false;
+    thread.interrupt();
+    dropConnection();
+    try {
+      thread.join(3000);
+    } catch (InterruptedException e) {
+      Thread.currentThread().interrupt();
+    }
+  }
+}

@@ -1,0 +1,74 @@
+package dev.wharf.store.postgres;
+
+import dev.wharf.store.QueueRecord;
+import java.sql.PreparedStatement;
+import java.sql.ResultSet;
+import java.sql.SQLException;
+
+/**
+ * The SQL of queue records and of removing messages by hand (purge, delete one). Changes to
+ * queues mark the transaction so every node reloads its settings.
+ */
+final class PgQueues {
+  private PgQueues() {}
+
+  static int put(PgTx tx, QueueRecord q) throws SQLException {
+    PreparedStatement ps =
+        tx.prepare(
+            "INSERT INTO queues(name, settings, config_hash) VALUES (?, ?, ?)"
+                + " ON CONFLICT (name) DO UPDATE SET settings = EXCLUDED.settings,"
+                + " config_hash = EXCLUDED.config_hash");
+    ps.setString(1, q.name());
+    ps.setString(2, q.settingsJson());
+    ps.setString(3, q.configHash());
+    tx.queuesChanged = true;
+    return ps.executeUpdate();
+  }
+
+  static boolean delete(PgTx tx, String name) throws SQLException {
+    purge(tx, name);
+    PreparedStatement idem = tx.prepare("DELETE FROM idempotency WHERE queue = ?");
+    idem.setString(1, name);
+    idem.executeUpdate();
+    PreparedStatement q = tx.prepare("DELETE FROM queues WHERE name = ?");
+    q.setString(1, name);
+    tx.queuesChanged = true;
+    return q.executeUpdate() == 1;
+  }
+
+  /** Deletes a queue's messages, taking each one off the counters it was counted in. */
+  static long purge(PgTx tx, String queue) throws SQLException {
+    PreparedStatement ps =
+        tx.prepare(
+            "WITH d AS (DELETE FROM messages WHERE queue = ? RETURNING state, original_queue)"
+                + " SELECT state, original_queue, count(*) FROM d GROUP BY 1, 2");
+    ps.setString(1, queue);
+    long total = 0;
+    try (ResultSet rs = ps.executeQuery()) {
+      while (rs.next()) {
+        tx.delta.add(queue, rs.getInt(1), rs.getString(2), -rs.getLong(3));
+        total += rs.getLong(3);
+      }
+    }
+    return total;
+  }
+
+  static boolean deleteMessage(PgTx tx, String queue, String id) throws SQLException {
+    PreparedStatement find =
+        tx.prepare(
+            "SELECT " + PgRows.HELD + " FROM messages WHERE id = ? AND queue = ? FOR UPDATE");
+    find.setString(1, id);
+    find.setString(2, queue);
+    PgHeld h;
+    try (ResultSet rs = find.executeQuery()) {
+      if (!rs.next()) {
+        return false;
+      }
+      h = PgRows.held(rs);
+    }
+    PgChanges changes = new PgChanges(tx, 0);
+    changes.delete(h);
+    changes.flush();
+    return true;
+  }
+}

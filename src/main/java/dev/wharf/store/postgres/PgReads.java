@@ -1,0 +1,192 @@
+package dev.wharf.store.postgres;
+
+import com.zaxxer.hikari.HikariConfig;
+import com.zaxxer.hikari.HikariDataSource;
+import dev.wharf.store.BrowseRequest;
+import dev.wharf.store.Message;
+import dev.wharf.store.MessageState;
+import dev.wharf.store.QueueCounts;
+import dev.wharf.store.QueueRecord;
+import dev.wharf.store.StoreException;
+import java.sql.Connection;
+import java.sql.PreparedStatement;
+import java.sql.ResultSet;
+import java.sql.SQLException;
+import java.time.Instant;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.Optional;
+
+/** Queries that change nothing, on a small pool of auto-commit connections. */
+final class PgReads implements AutoCloseable {
+  interface Read<T> {
+    T apply(Connection c) throws SQLException;
+  }
+
+  private final HikariDataSource pool;
+
+  PgReads(PostgresSettings s, int size) {
+    HikariConfig cfg = new HikariConfig();
+    cfg.setJdbcUrl(s.url());
+    if (s.user() != null) {
+      cfg.setUsername(s.user());
+    }
+    if (s.password() != null) {
+      cfg.setPassword(s.password());
+    }
+    cfg.setMaximumPoolSize(size);
+    cfg.setMinimumIdle(1);
+    cfg.setPoolName("wharf-pg-reads");
+    cfg.setAutoCommit(true);
+    cfg.setReadOnly(true);
+    cfg.setConnectionTimeout(5000);
+    pool = new HikariDataSource(cfg);
+  }
+
+  <T> T read(Read<T> r) {
+    try (Connection c = pool.getConnection()) {
+      return r.apply(c);
+    } catch (SQLException e) {
+      throw new StoreException("read failed: " + e.getMessage(), e);
+    }
+  }
+
+  List<QueueRecord> queues() {
+    return read(c -> {
+      List<QueueRecord> out = new ArrayList<>();
+      try (PreparedStatement ps =
+              c.prepareStatement("SELECT name, settings, config_hash FROM queues ORDER BY name");
+          ResultSet rs = ps.executeQuery()) {
+        while (rs.next()) {
+          out.add(new QueueRecord(rs.getString(1), rs.getString(2), rs.getString(3)));
+        }
+      }
+      return out;
+    });
+  }
+
+  Optional<QueueRecord> queue(String name) {
+    return read(c -> {
+      try (PreparedStatement ps =
+          c.prepareStatement("SELECT name, settings, config_hash FROM queues WHERE name = ?")) {
+        ps.setString(1, name);
+        try (ResultSet rs = ps.executeQuery()) {
+          return rs.next()
+              ? Optional.of(new QueueRecord(rs.getString(1), rs.getString(2), rs.getString(3)))
+              : Optional.<QueueRecord>empty();
+        }
+      }
+    });
+  }
+
+  Optional<Message> message(String queue, String id) {
+    return read(c -> {
+      try (PreparedStatement ps =
+          c.prepareStatement(
+              "SELECT " + PgRows.COLUMNS + " FROM messages WHERE id = ? AND queue = ?")) {
+        ps.setString(1, id);
+        ps.setString(2, queue);
+        try (ResultSet rs = ps.executeQuery()) {
+          return rs.next() ? Optional.of(PgRows.message(rs)) : Optional.<Message>empty();
+        }
+      }
+    });
+  }
+
+  List<Message> browse(BrowseRequest r) {
+    StringBuilder sql =
+        new StringBuilder("SELECT " + PgRows.COLUMNS + " FROM messages WHERE queue = ? AND seq > ?");
+    List<Object> args = new ArrayList<>(List.of(r.queue(), r.afterSeq()));
+    if (r.state() != null) {
+      sql.append(" AND state = ?");
+      args.add(r.state().code());
+      if (r.state() == MessageState.READY && r.delayed() != null) {
+        sql.append(r.delayed() ? " AND visible_at > ?" : " AND visible_at <= ?");
+        args.add(r.now().toEpochMilli());
+      }
+    }
+    if (r.originalQueue() != null) {
+      sql.append(" AND original_queue = ?");
+      args.add(r.originalQueue());
+    }
+    sql.append(" ORDER BY seq LIMIT ?");
+    args.add(r.limit());
+    return read(c -> {
+      try (PreparedStatement ps = c.prepareStatement(sql.toString())) {
+        for (int i = 0; i < args.size(); i++) {
+          ps.setObject(i + 1, args.get(i));
+        }
+        List<Message> out = new ArrayList<>();
+        try (ResultSet rs = ps.executeQuery()) {
+          while (rs.next()) {
+            out.add(PgRows.message(rs));
+          }
+        }
+        return out;
+      }
+    });
+  }
+
+  /** Depth from the counters; only the delayed split and the oldest are index range reads. */
+  QueueCounts counts(String queue, Instant now) {
+    return read(c -> {
+      long[] byState = PgCounters.byState(c, queue);
+      long readyTotal = byState[MessageState.READY.code()];
+      long leased = byState[MessageState.LEASED.code()];
+      long expired = byState[MessageState.EXPIRED.code()];
+      if (readyTotal == 0) {
+        return new QueueCounts(0, 0, leased, expired, null);
+      }
+      try (PreparedStatement ps =
+          c.prepareStatement(
+              "SELECT (SELECT count(*) FROM messages"
+                  + " WHERE queue = ? AND state = 0 AND visible_at > ?),"
+                  + " (SELECT published_at FROM messages WHERE queue = ? AND state = 0"
+                  + " AND visible_at <= ? ORDER BY visible_at, seq LIMIT 1)")) {
+        ps.setString(1, queue);
+        ps.setLong(2, now.toEpochMilli());
+        ps.setString(3, queue);
+        ps.setLong(4, now.toEpochMilli());
+        try (ResultSet rs = ps.executeQuery()) {
+          rs.next();
+          long delayed = rs.getLong(1);
+          Instant oldest = PgRows.instant(rs, 2);
+          return new QueueCounts(
+              Math.max(0, readyTotal - delayed), delayed, leased, expired, oldest);
+        }
+      }
+    });
+  }
+
+  long dead(String dlq, String origin) {
+    return read(c -> PgCounters.dead(c, dlq, origin));
+  }
+
+  Optional<Instant> nextVisible(String queue, Instant now) {
+    return read(c -> {
+      try (PreparedStatement ps =
+          c.prepareStatement(
+              "SELECT min(visible_at) FROM messages WHERE queue = ? AND state = 0"
+                  + " AND visible_at > ?")) {
+        ps.setString(1, queue);
+        ps.setLong(2, now.toEpochMilli());
+        try (ResultSet rs = ps.executeQuery()) {
+          return rs.next() ? Optional.ofNullable(PgRows.instant(rs, 1)) : Optional.<Instant>empty();
+        }
+      }
+    });
+  }
+
+  boolean healthy() {
+    try {
+      return read(c -> c.isValid(2));
+    } catch (StoreException e) {
+      return false;
+    }
+  }
+
+  @Override
+  public void close() {
+    pool.close();
+  }
+}

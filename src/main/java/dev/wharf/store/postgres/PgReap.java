@@ -1,0 +1,141 @@
+package dev.wharf.store.postgres;
+
+import dev.wharf.store.DeadLetterPolicy;
+import dev.wharf.store.LeaseExpiryRequest;
+import dev.wharf.store.LeaseOutcome.Outcome;
+import dev.wharf.store.MessageState;
+import dev.wharf.store.ReapResult;
+import dev.wharf.store.RedriveRequest;
+import java.sql.PreparedStatement;
+import java.sql.ResultSet;
+import java.sql.SQLException;
+import java.time.Instant;
+import java.util.ArrayList;
+import java.util.HashMap;
+import java.util.List;
+import java.util.Map;
+
+/**
+ * The SQL of the time-driven transitions and of redrive. Reapers lock the rows they pick with
+ * {@code SKIP LOCKED}: a row a consumer is settling right now is left for the next pass rather
+ * than waited on.
+ */
+final class PgReap {
+  private static final int EXPIRED = MessageState.EXPIRED.code();
+
+  private PgReap() {}
+
+  static ReapResult expireLeases(PgTx tx, LeaseExpiryRequest r) throws SQLException {
+    long now = r.now().toEpochMilli();
+    PreparedStatement ps =
+        tx.prepare(
+            "SELECT " + PgRows.HELD + " FROM messages WHERE state = 1 AND lease_until <= ?"
+                + " ORDER BY lease_until LIMIT ? FOR UPDATE SKIP LOCKED");
+    ps.setLong(1, now);
+    ps.setInt(2, r.limit());
+    List<PgHeld> due = held(ps);
+    PgChanges changes = new PgChanges(tx, now);
+    Map<String, Integer> visible = new HashMap<>();
+    Map<String, Integer> dead = new HashMap<>();
+    Map<String, Integer> dropped = new HashMap<>();
+    for (PgHeld h : due) {
+      DeadLetterPolicy policy = r.policies().apply(h.queue());
+      if (policy.attemptsUsedUp(h.attempt())) {
+        Outcome o = changes.toDead(h, policy, "max_attempts_exceeded");
+        (o == Outcome.DEAD ? dead : dropped).merge(h.queue(), 1, Integer::sum);
+      } else {
+        changes.toReady(h, now, 0);
+        visible.merge(h.queue(), 1, Integer::sum);
+      }
+    }
+    changes.flush();
+    return new ReapResult(visible, dead, dropped, Map.of(), due.size());
+  }
+
+  static ReapResult expireTtl(PgTx tx, Instant at, int limit) throws SQLException {
+    PreparedStatement ps =
+        tx.prepare(
+            "UPDATE messages m SET state = 2, lease_id = NULL, lease_until = NULL"
+                + " FROM (SELECT seq, state FROM messages WHERE expires_at IS NOT NULL"
+                + " AND state < 2 AND expires_at <= ? LIMIT ? FOR UPDATE SKIP LOCKED) AS d"
+                + " WHERE m.seq = d.seq AND m.state = d.state"
+                + " RETURNING m.queue, d.state, m.original_queue");
+    ps.setLong(1, at.toEpochMilli());
+    ps.setInt(2, limit);
+    Map<String, Integer> expired = new HashMap<>();
+    int n = 0;
+    try (ResultSet rs = ps.executeQuery()) {
+      while (rs.next()) {
+        String queue = rs.getString(1);
+        String origin = rs.getString(3);
+        tx.delta.move(queue, rs.getInt(2), origin, queue, EXPIRED, origin);
+        expired.merge(queue, 1, Integer::sum);
+        n++;
+      }
+    }
+    return new ReapResult(Map.of(), Map.of(), Map.of(), expired, n);
+  }
+
+  static int deleteExpired(PgTx tx, Instant before, int limit) throws SQLException {
+    PreparedStatement ps =
+        tx.prepare(
+            "DELETE FROM messages WHERE seq IN (SELECT seq FROM messages WHERE state = 2"
+                + " AND expires_at <= ? LIMIT ? FOR UPDATE SKIP LOCKED)"
+                + " RETURNING queue, state, original_queue");
+    ps.setLong(1, before.toEpochMilli());
+    ps.setInt(2, limit);
+    int n = 0;
+    try (ResultSet rs = ps.executeQuery()) {
+      while (rs.next()) {
+        tx.delta.add(rs.getString(1), rs.getInt(2), rs.getString(3), -1);
+        n++;
+      }
+    }
+    return n;
+  }
+
+  static int pruneIdempotency(PgTx tx, Instant now, int limit) throws SQLException {
+    PreparedStatement ps =
+        tx.prepare(
+            "DELETE FROM idempotency WHERE (queue, ikey) IN (SELECT queue, ikey FROM idempotency"
+                + " WHERE expires_at <= ? LIMIT ? FOR UPDATE SKIP LOCKED)");
+    ps.setLong(1, now.toEpochMilli());
+    ps.setInt(2, limit);
+    return ps.executeUpdate();
+  }
+
+  static int redrive(PgTx tx, RedriveRequest r) throws SQLException {
+    String select =
+        "SELECT " + PgRows.HELD + " FROM messages"
+            + " WHERE queue = ? AND original_queue = ? AND state = 0";
+    PreparedStatement ps;
+    if (r.ids() == null) {
+      ps = tx.prepare(select + " ORDER BY seq LIMIT ? FOR UPDATE SKIP LOCKED");
+      ps.setString(1, r.deadLetterQueue());
+      ps.setString(2, r.originalQueue());
+      ps.setInt(3, r.limit());
+    } else {
+      ps = tx.prepare(select + " AND id = ANY(?::text[]) ORDER BY seq FOR UPDATE SKIP LOCKED");
+      ps.setString(1, r.deadLetterQueue());
+      ps.setString(2, r.originalQueue());
+      ps.setArray(3, tx.array("text", r.ids().toArray(new String[0])));
+    }
+    List<PgHeld> due = held(ps);
+    PgChanges changes = new PgChanges(tx, r.now().toEpochMilli());
+    for (PgHeld h : due) {
+      changes.redrive(h, r.originalQueue());
+    }
+    changes.flush();
+    return due.size();
+  }
+
+  private static List<PgHeld> held(PreparedStatement ps) throws SQLException {
+    List<PgHeld> out = new ArrayList<>();
+    try (ResultSet rs = ps.executeQuery()) {
+      while (rs.next()) {
+        out.add(PgRows.held(rs));
+      }
+    }
+    return out;
+  }
+}

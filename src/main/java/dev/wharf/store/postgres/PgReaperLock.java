@@ -1,0 +1,121 @@
+package dev.wharf.store.postgres;
+
+import dev.wharf.store.StoreException;
+import java.sql.Connection;
+import java.sql.ResultSet;
+import java.sql.SQLException;
+import java.sql.Statement;
+import java.util.function.Supplier;
+import java.util.logging.Level;
+import java.util.logging.Logger;
+
+/**
+ * Makes reapers run on one node at a time. The node that holds a session-level advisory lock on
+ * its own connection runs the reaper passes, on that very connection: if the connection dies, the
+ * lock goes with the session and the pass fails, and this node stops reaping until it takes the
+ * lock again. Every other node's call costs one {@code pg_try_advisory_lock} and returns nothing,
+ * so when the holder dies the next node to try takes over.
+ */
+final class PgReaperLock implements AutoCloseable {
+  private static final Logger LOG = Logger.getLogger(PgReaperLock.class.getName());
+
+  private final Supplier<Connection> connect;
+  private final int stripe;
+  private final String notifyPrefix;
+  private PgTx tx;
+  private boolean held;
+  private boolean closed;
+
+  PgReaperLock(Supplier<Connection> connect, int stripe, String notifyPrefix) {
+    this.connect = connect;
+    this.stripe = stripe;
+    this.notifyPrefix = notifyPrefix;
+  }
+
+  /** Runs {@code op} in one transaction if this node holds the reaper lock, else returns none. */
+  synchronized <T> T runIfHolder(PgWriter.Op<T> op, T none) {
+    if (closed) {
+      throw new StoreException("store is closed");
+    }
+    try {
+      if (tx == null) {
+        Connection c = connect.get();
+        tx = new PgTx(c, stripe);
+      }
+      if (!held) {
+        held = tryLock();
+        if (!held) {
+          return none;
+        }
+        LOG.info("this node now runs the reapers");
+      }
+      tx.conn.setAutoCommit(false);
+      tx.reset();
+      T result = op.apply(tx);
+      tx.beforeCommit(notifyPrefix);
+      tx.conn.commit();
+      tx.conn.setAutoCommit(true);
+      return result;
+    } catch (SQLException | RuntimeException e) {
+      // Roll back whatever failed, so no part of this pass reaches a later commit.
+      dropIfBroken();
+      if (e instanceof StoreException se) {
+        throw se;
+      }
+      throw new StoreException("reaper pass failed: " + e.getMessage(), e);
+    }
+  }
+
+  synchronized boolean holder() {
+    return held;
+  }
+
+  private boolean tryLock() throws SQLException {
+    tx.conn.setAutoCommit(true);
+    try (Statement s = tx.conn.createStatement();
+        ResultSet rs =
+            s.executeQuery(
+                "SELECT pg_try_advisory_lock(hashtext(current_schema() || '.reapers'))")) {
+      return rs.next() && rs.getBoolean(1);
+    }
+  }
+
+  private void dropIfBroken() {
+    if (tx == null) {
+      return;
+    }
+    try {
+      if (!tx.conn.getAutoCommit()) {
+        tx.conn.rollback();
+        tx.conn.setAutoCommit(true);
+      }
+      if (tx.conn.isValid(2)) {
+        return;
+      }
+    } catch (SQLException | RuntimeException e) {
+      LOG.log(Level.FINE, "reaper connection unusable", e);
+    }
+    LOG.warning("reaper connection lost; another node may take the reapers over");
+    closeConnection();
+  }
+
+  private void closeConnection() {
+    held = false;
+    if (tx != null) {
+      tx.closeStatements();
+      try {
+        tx.conn.close();
+      } catch (SQLException ignored) {
+        // dropping it anyway
+      }
+      tx = null;
+    }
+  }
+
+  /** Closing the connection ends the session, which releases the lock for another node. */
+  @Override
+  public synchronized void close() {
+    closed = true;
+    closeConnection();
+  }
+}

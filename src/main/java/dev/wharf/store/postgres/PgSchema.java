@@ -1,0 +1,131 @@
+package dev.wharf.store.postgres;
+
+import java.sql.Connection;
+import java.sql.ResultSet;
+import java.sql.SQLException;
+import java.sql.Statement;
+import java.util.List;
+
+/**
+ * The PostgreSQL schema, versioned in {@code schema_version}. Migrations are forward-only and run
+ * under a transaction-level advisory lock named after the schema, so when several nodes start at
+ * once one migrates and the others wait, then find nothing left to do.
+ *
+ * <p>Times are epoch milliseconds (the core's injected clock decides them, as with SQLite). {@code
+ * seq} is publish order and the lease-id prefix. Partial indexes keep each hot lookup a range scan
+ * over the rows of one state. {@code counters} holds depth per (queue, state, origin) split over
+ * stripes, so concurrent writers rarely wait on the same counter row. Names and keys compare
+ * byte-wise ({@code COLLATE "C"}), as in SQLite, and so index lookups never pay for a locale.
+ */
+final class PgSchema {
+  private static final List<List<String>> MIGRATIONS =
+      List.of(
+          List.of(
+              """
+              CREATE TABLE queues(
+                name text COLLATE "C" PRIMARY KEY,
+                settings text NOT NULL,
+                config_hash text)
+              """,
+              "CREATE TABLE queues_changed(id int PRIMARY KEY, version bigint NOT NULL)",
+              "INSERT INTO queues_changed VALUES (1, 0)",
+              """
+              CREATE TABLE messages(
+                -- What a lease or a retry changes comes last, and pages keep room: the new row
+                -- version then lands on the same page and the WAL records only the changed tail,
+                -- not the payload again.
+                seq bigint GENERATED ALWAYS AS IDENTITY PRIMARY KEY,
+                id text COLLATE "C" NOT NULL UNIQUE,
+                queue text COLLATE "C" NOT NULL,
+                content_type smallint NOT NULL,
+                published_at bigint NOT NULL,
+                payload bytea NOT NULL,
+                headers text,
+                metadata text,
+                msg_key text COLLATE "C",
+                expires_at bigint,
+                original_queue text COLLATE "C",
+                dead_reason text,
+                died_at bigint,
+                visible_at bigint NOT NULL,
+                attempt int NOT NULL,
+                state smallint NOT NULL,
+                lease_until bigint,
+                lease_id text) WITH (fillfactor = 70)
+              """,
+              // Rows churn (insert, lease, delete): vacuum early, or claims wade through the dead
+              // index entries of messages already handed out.
+              """
+              ALTER TABLE messages SET (autovacuum_vacuum_scale_factor = 0.02,
+                autovacuum_vacuum_insert_scale_factor = 0.05, autovacuum_analyze_scale_factor = 0.05)
+              """,
+              "CREATE INDEX m_ready ON messages(queue, visible_at, seq) WHERE state = 0",
+              "CREATE INDEX m_leased ON messages(lease_until) WHERE state = 1",
+              "CREATE INDEX m_ttl ON messages(expires_at) WHERE expires_at IS NOT NULL AND state < 2",
+              "CREATE INDEX m_expired ON messages(expires_at) WHERE state = 2",
+              "CREATE INDEX m_key ON messages(queue, msg_key) WHERE msg_key IS NOT NULL AND state = 0",
+              """
+              CREATE INDEX m_dead ON messages(queue, original_queue, seq)
+                WHERE original_queue IS NOT NULL
+              """,
+              """
+              CREATE TABLE idempotency(
+                queue text COLLATE "C" NOT NULL,
+                ikey text COLLATE "C" NOT NULL,
+                message_id text NOT NULL,
+                expires_at bigint NOT NULL,
+                PRIMARY KEY(queue, ikey))
+              """,
+              "CREATE INDEX idem_expiry ON idempotency(expires_at)",
+              """
+              CREATE TABLE counters(
+                queue text COLLATE "C" NOT NULL,
+                state smallint NOT NULL,
+                origin text COLLATE "C" NOT NULL,
+                stripe smallint NOT NULL,
+                n bigint NOT NULL,
+                PRIMARY KEY(queue, state, origin, stripe))
+              """,
+              // A few rows updated by every commit: keep their dead versions few.
+              """
+              ALTER TABLE counters SET (autovacuum_vacuum_scale_factor = 0,
+                autovacuum_vacuum_threshold = 1000)
+              """));
+
+  private PgSchema() {}
+
+  static int latest() {
+    return MIGRATIONS.size();
+  }
+
+  static void migrate(Connection c) throws SQLException {
+    c.setAutoCommit(false);
+    try (Statement s = c.createStatement()) {
+      // Held until commit: a second node starting now waits here, then sees the new version.
+      s.execute(
+          "SELECT pg_advisory_xact_lock(hashtext(coalesce(current_schema(), '') || '.migrate'))");
+      s.execute("CREATE TABLE IF NOT EXISTS schema_version(version int NOT NULL)");
+      int version;
+      try (ResultSet rs = s.executeQuery("SELECT max(version) FROM schema_version")) {
+        version = rs.next() ? rs.getInt(1) : 0;
+      }
+      if (version > MIGRATIONS.size()) {
+        throw new SQLException(
+            "database schema version " + version + " is newer than this Wharf knows ("
+                + MIGRATIONS.size() + ")");
+      }
+      for (int v = version; v < MIGRATIONS.size(); v++) {
+        for (String ddl : MIGRATIONS.get(v)) {
+          s.execute(ddl);
+        }
+        s.execute("INSERT INTO schema_version VALUES (" + (v + 1) + ")");
+      }
+      c.commit();
+    } catch (SQLException e) {
+      c.rollback();
+      throw e;
+    } finally {
+      c.setAutoCommit(true);
+    }
+  }
+}

@@ -1,0 +1,88 @@
+package dev.wharf.store.postgres;
+
+import java.sql.Array;
+import java.sql.Connection;
+import java.sql.PreparedStatement;
+import java.sql.SQLException;
+import java.util.HashMap;
+import java.util.LinkedHashSet;
+import java.util.Map;
+import java.util.Set;
+
+/**
+ * What a write sees while it runs inside a shared transaction: the connection, its cached
+ * statements, the counter changes of the transaction, and the queues it made messages visible in
+ * (so other nodes are told in the same commit).
+ */
+final class PgTx {
+  final Connection conn;
+  private final Map<String, PreparedStatement> statements = new HashMap<>();
+  final PgCounters.Delta delta;
+  final Set<String> visible = new LinkedHashSet<>();
+  boolean queuesChanged;
+
+  PgTx(Connection conn, int stripe) {
+    this.conn = conn;
+    this.delta = new PgCounters.Delta(stripe);
+  }
+
+  PreparedStatement prepare(String sql) throws SQLException {
+    PreparedStatement ps = statements.get(sql);
+    if (ps == null) {
+      ps = conn.prepareStatement(sql);
+      statements.put(sql, ps);
+    }
+    return ps;
+  }
+
+  Array array(String type, Object[] values) throws SQLException {
+    return conn.createArrayOf(type, values);
+  }
+
+  /** Forgets what the last transaction did; called before each new one. */
+  void reset() {
+    delta.clear();
+    visible.clear();
+    queuesChanged = false;
+  }
+
+  /**
+   * Writes the counter changes and tells other nodes what became visible, both inside the
+   * transaction about to commit, so neither can disagree with the rows.
+   */
+  void beforeCommit(String notifyPrefix) throws SQLException {
+    delta.flush(this);
+    if (!visible.isEmpty()) {
+      String[] payloads = new String[visible.size()];
+      int i = 0;
+      for (String q : visible) {
+        payloads[i++] = notifyPrefix + q;
+      }
+      PreparedStatement ps =
+          prepare("SELECT pg_notify('" + PgNotifier.VISIBLE + "', p) FROM unnest(?::text[]) p");
+      ps.setArray(1, array("text", payloads));
+      ps.execute();
+    }
+    if (queuesChanged) {
+      PreparedStatement ps =
+          prepare("UPDATE queues_changed SET version = version + 1 WHERE id = 1");
+      if (ps.executeUpdate() != 1) {
+        throw new SQLException("queues_changed row is missing");
+      }
+      PreparedStatement n = prepare("SELECT pg_notify('" + PgNotifier.QUEUES + "', ?)");
+      n.setString(1, notifyPrefix);
+      n.execute();
+    }
+  }
+
+  void closeStatements() {
+    for (PreparedStatement ps : statements.values()) {
+      try {
+        ps.close();
+      } catch (SQLException ignored) {
+        // closing anyway
+      }
+    }
+    statements.clear();
+  }
+}

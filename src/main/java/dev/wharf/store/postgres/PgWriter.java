@@ -1,0 +1,274 @@
+package dev.wharf.store.postgres;
+
+import dev.wharf.store.StoreException;
+import java.sql.Connection;
+import java.sql.SQLException;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.CompletionException;
+import java.util.concurrent.LinkedBlockingQueue;
+import java.util.concurrent.atomic.AtomicInteger;
+import java.util.function.Supplier;
+import java.util.logging.Level;
+import java.util.logging.Logger;
+
+/**
+ * This node's writers: a few lanes, each one connection and one platform thread that drains the
+ * operations waiting for it, runs them all in one transaction and commits once (one WAL flush for
+ * the lot) before answering any caller. Unlike SQLite, PostgreSQL takes several writers at once,
+ * so a lane that waits on a commit does not hold the others up.
+ *
+ * <p>Plain publishes waiting in a lane (no idempotency key, no upsert key) become one multi-row
+ * insert. If an operation fails, the transaction is rolled back and its operations retried one per
+ * transaction, so one bad operation (or a deadlock victim) fails alone.
+ */
+final class PgWriter implements AutoCloseable {
+  private static final Logger LOG = Logger.getLogger(PgWriter.class.getName());
+  private static final int MAX_BATCH = 512;
+
+  interface Op<T> {
+    T apply(PgTx tx) throws SQLException;
+  }
+
+  /** An operation lanes may merge with others of its kind into one statement. */
+  interface Mergeable<T> extends Op<T> {}
+
+  /** Runs every pending mergeable operation of a batch at once; returns their results in order. */
+  interface Merger {
+    List<Object> applyAll(PgTx tx, List<Mergeable<?>> ops) throws SQLException;
+  }
+
+  private record Pending<T>(Op<T> op, CompletableFuture<T> done) {}
+
+  private final Lane[] lanes;
+  private final AtomicInteger next = new AtomicInteger();
+  private final String notifyPrefix;
+  private final Merger merger;
+  private volatile boolean running = true;
+
+  PgWriter(Supplier<Connection> connect, int count, int stripeBase, String notifyPrefix,
+      Merger merger) {
+    this.notifyPrefix = notifyPrefix;
+    this.merger = merger;
+    this.lanes = new Lane[count];
+    for (int i = 0; i < count; i++) {
+      lanes[i] = new Lane(i, connect, stripeBase + i);
+    }
+  }
+
+  /** Runs an operation in the next commit of some lane and returns its result once committed. */
+  <T> T submit(Op<T> op) {
+    if (!running) {
+      throw new StoreException("store is closed");
+    }
+    for (Lane own : lanes) {
+      if (own.thread == Thread.currentThread()) {
+        // Called from inside an operation: it joins the transaction under way, as waiting for
+        // another lane could deadlock on rows this one holds.
+        try {
+          return op.apply(own.tx);
+        } catch (SQLException e) {
+          throw new StoreException("write failed: " + e.getMessage(), e);
+        }
+      }
+    }
+    Lane lane = pickLane();
+    CompletableFuture<T> done = new CompletableFuture<>();
+    lane.queue.add(new Pending<>(op, done));
+    if (!running) {
+      lane.failPending();
+    }
+    try {
+      return done.join();
+    } catch (CompletionException e) {
+      if (e.getCause() instanceof StoreException se) {
+        throw se;
+      }
+      throw new StoreException("write failed: " + e.getCause().getMessage(), e.getCause());
+    }
+  }
+
+  /**
+   * An idle lane if there is one (so a lone request never waits for another's commit), else the
+   * one with the least work waiting.
+   */
+  private Lane pickLane() {
+    int start = Math.floorMod(next.getAndIncrement(), lanes.length);
+    Lane best = null;
+    int bestLoad = Integer.MAX_VALUE;
+    for (int i = 0; i < lanes.length; i++) {
+      Lane lane = lanes[(start + i) % lanes.length];
+      int load = lane.queue.size() + (lane.busy ? 1 : 0);
+      if (load == 0) {
+        return lane;
+      }
+      if (load < bestLoad) {
+        best = lane;
+        bestLoad = load;
+      }
+    }
+    return best;
+  }
+
+  @Override
+  public void close() {
+    running = false;
+    for (Lane lane : lanes) {
+      lane.thread.interrupt();
+    }
+    for (Lane lane : lanes) {
+      try {
+        lane.thread.join(5000);
+      } catch (InterruptedException e) {
+        Thread.currentThread().interrupt();
+      }
+      lane.failPending();
+      lane.closeConnection();
+    }
+  }
+
+  private final class Lane {
+    private final Supplier<Connection> connect;
+    private final int stripe;
+    private final LinkedBlockingQueue<Pending<?>> queue = new LinkedBlockingQueue<>();
+    private final Thread thread;
+    private volatile boolean busy;
+    private PgTx tx;
+
+    Lane(int index, Supplier<Connection> connect, int stripe) {
+      this.connect = connect;
+      this.stripe = stripe;
+      this.thread = Thread.ofPlatform().name("wharf-pg-writer-" + index).daemon().start(this::loop);
+    }
+
+    private void loop() {
+      List<Pending<?>> batch = new ArrayList<>(MAX_BATCH);
+      while (running) {
+        try {
+          batch.add(queue.take());
+          busy = true;
+          queue.drainTo(batch, MAX_BATCH - 1);
+          runBatch(batch, true);
+        } catch (InterruptedException e) {
+          break;
+        } catch (RuntimeException | Error e) {
+          LOG.log(Level.WARNING, "writer batch failed", e);
+          StoreException failure =
+              e instanceof StoreException se ? se : new StoreException("write failed: " + e, e);
+          for (Pending<?> p : batch) {
+            p.done().completeExceptionally(failure);
+          }
+        } finally {
+          batch.clear();
+          busy = false;
+        }
+      }
+    }
+
+    private void ensureConnection() {
+      if (tx != null) {
+        return;
+      }
+      Connection c = connect.get();
+      try {
+        c.setAutoCommit(false);
+      } catch (SQLException e) {
+        throw new StoreException("cannot open a writer connection: " + e.getMessage(), e);
+      }
+      tx = new PgTx(c, stripe);
+    }
+
+    private void runBatch(List<Pending<?>> batch, boolean mayRetrySingly) {
+      try {
+        ensureConnection();
+      } catch (StoreException e) {
+        for (Pending<?> p : batch) {
+          p.done().completeExceptionally(e);
+        }
+        return;
+      }
+      Object[] results = new Object[batch.size()];
+      tx.reset();
+      try {
+        List<Mergeable<?>> merged = new ArrayList<>();
+        List<Integer> mergedAt = new ArrayList<>();
+        for (int i = 0; i < batch.size(); i++) {
+          if (batch.get(i).op() instanceof Mergeable<?> m) {
+            merged.add(m);
+            mergedAt.add(i);
+          }
+        }
+        if (!merged.isEmpty()) {
+          List<Object> r = merger.applyAll(tx, merged);
+          for (int i = 0; i < r.size(); i++) {
+            results[mergedAt.get(i)] = r.get(i);
+          }
+        }
+        for (int i = 0; i < batch.size(); i++) {
+          if (!(batch.get(i).op() instanceof Mergeable<?>)) {
+            results[i] = batch.get(i).op().apply(tx);
+          }
+        }
+        tx.beforeCommit(notifyPrefix);
+        tx.conn.commit();
+      } catch (SQLException | RuntimeException e) {
+        // Whatever failed, nothing of this transaction may reach a later commit.
+        boolean connectionLost = rollbackOrDrop();
+        if (batch.size() == 1 || !mayRetrySingly || connectionLost) {
+          StoreException failure = e instanceof StoreException se ? se
+              : new StoreException("write failed: " + e.getMessage(), e);
+          for (Pending<?> p : batch) {
+            p.done().completeExceptionally(failure);
+          }
+          return;
+        }
+        for (Pending<?> p : batch) {
+          runBatch(List.of(p), false);
+        }
+        return;
+      }
+      for (int i = 0; i < batch.size(); i++) {
+        complete(batch.get(i), results[i]);
+      }
+    }
+
+    /** Rolls back; returns true when the connection is gone (it is then dropped for a new one). */
+    private boolean rollbackOrDrop() {
+      try {
+        tx.conn.rollback();
+        if (tx.conn.isValid(2)) {
+          return false;
+        }
+      } catch (SQLException e) {
+        LOG.log(Level.FINE, "rollback failed", e);
+      }
+      closeConnection();
+      return true;
+    }
+
+    private void closeConnection() {
+      if (tx != null) {
+        tx.closeStatements();
+        try {
+          tx.conn.close();
+        } catch (SQLException ignored) {
+          // dropping it anyway
+        }
+        tx = null;
+      }
+    }
+
+    private void failPending() {
+      Pending<?> p;
+      while ((p = queue.poll()) != null) {
+        p.done().completeExceptionally(new StoreException("store is closed"));
+      }
+    }
+  }
+
+  @SuppressWarnings("unchecked")
+  private static <T> void complete(Pending<T> p, Object result) {
+    p.done().complete((T) result);
+  }
+}

@@ -1,0 +1,67 @@
+package dev.wharf.store.postgres;
+
+import java.net.URI;
+import java.net.URISyntaxException;
+import java.net.URLDecoder;
+import java.nio.charset.StandardCharsets;
+
+/**
+ * Where the shared database is and how many connections one node may use.
+ *
+ * @param url a {@code jdbc:postgresql:} URL; {@code currentSchema} in it selects the schema
+ * @param user null when the URL carries it (or trust authentication needs none)
+ * @param password null when the URL carries it or none is needed
+ * @param poolSize connections for writes and reads together (the listener and the reaper lock
+ *     take one more each)
+ */
+public record PostgresSettings(String url, String user, String password, int poolSize) {
+
+  public PostgresSettings {
+    if (url == null || !url.startsWith("jdbc:postgresql:")) {
+      throw new IllegalArgumentException("storage url must start with jdbc:postgresql:, got " + url);
+    }
+    if (poolSize < 1) {
+      throw new IllegalArgumentException("storage pool must be at least 1, got " + poolSize);
+    }
+  }
+
+  /**
+   * Settings from a config file, which may also give a libpq-style URL ({@code
+   * postgres://user:password@host:port/db?options}); its user and password count only when the
+   * config gives none.
+   */
+  public static PostgresSettings of(String url, String user, String password, int poolSize) {
+    if (url != null && (url.startsWith("postgres://") || url.startsWith("postgresql://"))) {
+      URI u;
+      try {
+        u = new URI(url);
+      } catch (URISyntaxException e) {
+        throw new IllegalArgumentException("storage url is not a URL: " + e.getMessage(), e);
+      }
+      String info = u.getRawUserInfo();
+      if (info != null) {
+        int colon = info.indexOf(':');
+        String urlUser = decode(colon < 0 ? info : info.substring(0, colon));
+        String urlPassword = colon < 0 ? null : decode(info.substring(colon + 1));
+        user = user != null ? user : urlUser;
+        password = password != null ? password : urlPassword;
+      }
+      String host = u.getHost() == null ? "localhost" : u.getHost();
+      String port = u.getPort() < 0 ? "" : ":" + u.getPort();
+      String path = u.getRawPath() == null ? "/" : u.getRawPath();
+      String query = u.getRawQuery() == null ? "" : "?" + u.getRawQuery();
+      url = "jdbc:postgresql://" + host + port + path + query;
+    }
+    return new PostgresSettings(url, user, password, poolSize);
+  }
+
+  private static String decode(String s) {
+    return URLDecoder.decode(s, StandardCharsets.UTF_8);
+  }
+
+  @Override
+  public String toString() {
+    return "PostgresSettings[url=" + url + ", user=" + user + ", password=***, poolSize="
+        + poolSize + "]";
+  }
+}

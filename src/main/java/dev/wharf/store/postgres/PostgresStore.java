@@ -1,0 +1,266 @@
+package dev.wharf.store.postgres;
+
+import dev.wharf.store.BrowseRequest;
+import dev.wharf.store.ClaimRequest;
+import dev.wharf.store.Delivery;
+import dev.wharf.store.LeaseExpiryRequest;
+import dev.wharf.store.LeaseOutcome;
+import dev.wharf.store.Message;
+import dev.wharf.store.PublishBatch;
+import dev.wharf.store.PublishResult;
+import dev.wharf.store.QueueCounts;
+import dev.wharf.store.QueueRecord;
+import dev.wharf.store.ReapResult;
+import dev.wharf.store.RedriveRequest;
+import dev.wharf.store.SettleRequest;
+import dev.wharf.store.Store;
+import dev.wharf.store.StoreException;
+import java.sql.Connection;
+import java.sql.DriverManager;
+import java.sql.ResultSet;
+import java.sql.SQLException;
+import java.sql.Statement;
+import java.time.Instant;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.Optional;
+import java.util.Properties;
+import java.util.concurrent.ThreadLocalRandom;
+import java.util.function.Consumer;
+
+/**
+ * The shared backend: many Wharf nodes on one PostgreSQL database. Each node writes through a
+ * few group-commit lanes (one transaction and one commit for all operations waiting in a lane),
+ * claims with {@code FOR UPDATE SKIP LOCKED}, tells other nodes what became visible with {@code
+ * NOTIFY} in the committing transaction, and runs reapers only while it holds the reaper advisory
+ * lock. Writes return only once committed with {@code synchronous_commit} on.
+ */
+public final class PostgresStore implements Store {
+  private final PostgresSettings settings;
+  private final long pollMillis;
+  private final String node = Long.toHexString(ThreadLocalRandom.current().nextLong() >>> 8);
+  private PgWriter writer;
+  private PgReads reads;
+  private PgReaperLock reaper;
+  private PgNotifier notifier;
+
+  public PostgresStore(PostgresSettings settings) {
+    this(settings, PgNotifier.POLL_MS);
+  }
+
+  /** Tests stretch the polling fallback to prove a wake-up came by NOTIFY. */
+  PostgresStore(PostgresSettings settings, long pollMillis) {
+    this.settings = settings;
+    this.pollMillis = pollMillis;
+  }
+
+  @Override
+  public void start() {
+    String schema;
+    long queuesVersion;
+    try (Connection c = connect()) {
+      PgSchema.migrate(c);
+      try (Statement s = c.createStatement();
+          ResultSet rs =
+              s.executeQuery(
+                  "SELECT current_schema(), (SELECT version FROM queues_changed WHERE id = 1)")) {
+        rs.next();
+        schema = rs.getString(1);
+        queuesVersion = rs.getLong(2);
+      }
+    } catch (SQLException e) {
+      throw new StoreException("cannot open PostgreSQL store: " + e.getMessage(), e);
+    }
+    String schemaPrefix = schema + "|";
+    String prefix = schemaPrefix + node + "|";
+    int lanes = Math.max(1, Math.min(4, settings.poolSize() / 2));
+    int stripeBase = ThreadLocalRandom.current().nextInt(PgCounters.STRIPES);
+    try {
+      reads = new PgReads(settings, Math.max(1, settings.poolSize() - lanes));
+      writer = new PgWriter(this::connect, lanes, stripeBase, prefix, PostgresStore::mergePlain);
+      reaper = new PgReaperLock(this::connect, stripeBase + lanes, prefix);
+      notifier = new PgNotifier(this::connect, prefix, schemaPrefix, pollMillis);
+      notifier.start(queuesVersion);
+    } catch (RuntimeException e) {
+      close();
+      throw new StoreException("cannot open PostgreSQL store: " + e.getMessage(), e);
+    }
+  }
+
+  private static List<Object> mergePlain(PgTx tx, List<PgWriter.Mergeable<?>> ops)
+      throws SQLException {
+    List<PgPublish.Plain> plain = new ArrayList<>(ops.size());
+    for (PgWriter.Mergeable<?> op : ops) {
+      plain.add((PgPublish.Plain) op);
+    }
+    return new ArrayList<>(PgPublish.mergeAll(tx, plain));
+  }
+
+  /** A new connection with durable commits, whatever the server's default. */
+  private Connection connect() {
+    Properties p = new Properties();
+    if (settings.user() != null) {
+      p.setProperty("user", settings.user());
+    }
+    if (settings.password() != null) {
+      p.setProperty("password", settings.password());
+    }
+    p.setProperty("ApplicationName", "wharf-" + node);
+    try {
+      Connection c = DriverManager.getConnection(settings.url(), p);
+      try (Statement s = c.createStatement();
+          ResultSet rs = s.executeQuery("SHOW synchronous_commit")) {
+        if (rs.next() && "off".equals(rs.getString(1))) {
+          s.execute("SET synchronous_commit = on");
+        }
+      }
+      return c;
+    } catch (SQLException e) {
+      throw new StoreException("cannot connect to PostgreSQL: " + e.getMessage(), e);
+    }
+  }
+
+  /** Closes every connection without touching any row: leases stay, the reaper lock is freed. */
+  @Override
+  public void close() {
+    if (notifier != null) {
+      notifier.close();
+    }
+    if (writer != null) {
+      writer.close();
+    }
+    if (reaper != null) {
+      reaper.close();
+    }
+    if (reads != null) {
+      reads.close();
+    }
+  }
+
+  @Override
+  public boolean healthy() {
+    return reads.healthy();
+  }
+
+  /** Whether this node runs the reapers now (for tests and metrics). */
+  public boolean reaperLockHeld() {
+    return reaper.holder();
+  }
+
+  /** Test hook: drops the listening connection as a network failure would. */
+  void dropListenConnection() {
+    notifier.dropConnection();
+  }
+
+  // ---- queues ----
+
+  @Override
+  public List<QueueRecord> queuesList() {
+    return reads.queues();
+  }
+
+  @Override
+  public Optional<QueueRecord> queuesGet(String name) {
+    return reads.queue(name);
+  }
+
+  @Override
+  public void queuesPut(QueueRecord q) {
+    writer.submit(tx -> PgQueues.put(tx, q));
+  }
+
+  @Override
+  public boolean queuesDelete(String name) {
+    return writer.submit(tx -> PgQueues.delete(tx, name));
+  }
+
+  // ---- messages ----
+
+  @Override
+  public List<PublishResult> messagesPublish(PublishBatch batch) {
+    if (PgPublish.isPlain(batch)) {
+      return writer.submit(new PgPublish.Plain(batch));
+    }
+    return writer.submit(tx -> PgPublish.publish(tx, batch));
+  }
+
+  @Override
+  public List<Delivery> messagesClaim(ClaimRequest request) {
+    return writer.submit(tx -> PgClaim.claim(tx, request));
+  }
+
+  @Override
+  public List<LeaseOutcome> messagesSettle(SettleRequest request) {
+    return writer.submit(tx -> PgSettle.settle(tx, request));
+  }
+
+  @Override
+  public ReapResult leasesExpire(LeaseExpiryRequest request) {
+    return reaper.runIfHolder(tx -> PgReap.expireLeases(tx, request), ReapResult.NONE);
+  }
+
+  @Override
+  public ReapResult messagesExpireTtl(Instant now, int limit) {
+    return reaper.runIfHolder(tx -> PgReap.expireTtl(tx, now, limit), ReapResult.NONE);
+  }
+
+  @Override
+  public int messagesDeleteExpired(Instant before, int limit) {
+    return reaper.runIfHolder(tx -> PgReap.deleteExpired(tx, before, limit), 0);
+  }
+
+  @Override
+  public int idempotencyPrune(Instant now, int limit) {
+    return reaper.runIfHolder(tx -> PgReap.pruneIdempotency(tx, now, limit), 0);
+  }
+
+  @Override
+  public int messagesRedrive(RedriveRequest request) {
+    return writer.submit(tx -> PgReap.redrive(tx, request));
+  }
+
+  @Override
+  public long messagesPurge(String queue) {
+    return writer.submit(tx -> PgQueues.purge(tx, queue));
+  }
+
+  @Override
+  public boolean messagesDelete(String queue, String id) {
+    return writer.submit(tx -> PgQueues.deleteMessage(tx, queue, id));
+  }
+
+  @Override
+  public Optional<Message> messagesGet(String queue, String id) {
+    return reads.message(queue, id);
+  }
+
+  @Override
+  public List<Message> messagesBrowse(BrowseRequest request) {
+    return reads.browse(request);
+  }
+
+  @Override
+  public QueueCounts queueCounts(String queue, Instant now) {
+    return reads.counts(queue, now);
+  }
+
+  @Override
+  public long deadCount(String deadLetterQueue, String originalQueue) {
+    return reads.dead(deadLetterQueue, originalQueue);
+  }
+
+  @Override
+  public Optional<Instant> messagesNextVisible(String queue, Instant now) {
+    return reads.nextVisible(queue, now);
+  }
+
+  @Override
+  public void onVisibleElsewhere(Consumer<String> listener) {
+    notifier.onVisible(listener);
+  }
+
+  @Override
+  public void onQueuesChanged(Runnable listener) {
+    notifier.onQueues(listener);
+  }
+}

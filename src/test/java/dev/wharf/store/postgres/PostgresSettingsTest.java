@@ -1,0 +1,46 @@
+package dev.wharf.store.postgres;
+
+import static org.assertj.core.api.Assertions.assertThat;
+import static org.assertj.core.api.Assertions.assertThatThrownBy;
+
+import org.junit.jupiter.api.Test;
+
+class PostgresSettingsTest {
+  @Test
+  void jdbcUrlsArePassedThrough() {
+    PostgresSettings s =
+        PostgresSettings.of("jdbc:postgresql://db:5432/wharf?sslmode=require", "u", "p", 8);
+    assertThat(s.url()).isEqualTo("jdbc:postgresql://db:5432/wharf?sslmode=require");
+    assertThat(s.user()).isEqualTo("u");
+    assertThat(s.password()).isEqualTo("p");
+  }
+
+  @Test
+  void libpqUrlsBecomeJdbcUrlsWithTheirCredentials() {
+    PostgresSettings s =
+        PostgresSettings.of("postgres://wharf:s%40cret@db.internal:6432/queue?sslmode=verify-full",
+            null, null, 4);
+    assertThat(s.url()).isEqualTo("jdbc:postgresql://db.internal:6432/queue?sslmode=verify-full");
+    assertThat(s.user()).isEqualTo("wharf");
+    assertThat(s.password()).isEqualTo("s@cret");
+    // Credentials given in the config win over the URL's.
+    PostgresSettings given = PostgresSettings.of("postgresql://a:b@h/d", "c", "d", 4);
+    assertThat(given.url()).isEqualTo("jdbc:postgresql://h/d");
+    assertThat(given.user()).isEqualTo("c");
+    assertThat(given.password()).isEqualTo("d");
+  }
+
+  @Test
+  void theSecretStaysOutOfToString() {
+    assertThat(new PostgresSettings("jdbc:postgresql://h/d", "u", "hunter2", 2).toString())
+        .doesNotContain("hunter2");
+  }
+
+  @Test
+  void badSettingsAreRefused() {
+    assertThatThrownBy(() -> PostgresSettings.of("mysql://h/d", null, null, 4))
+        .isInstanceOf(IllegalArgumentException.class).hasMessageContaining("jdbc:postgresql:");
+    assertThatThrownBy(() -> new PostgresSettings("jdbc:postgresql://h/d", null, null, 0))
+        .isInstanceOf(IllegalArgumentException.class).hasMessageContaining("pool");
+  }
+}
