@@ -27,10 +27,14 @@ WHARF_JAVA="$WHARF_JAVA_HOME/bin/java"
 export WHARF_JAVA_HOME WHARF_JAVA
 
 # The shaded jar (the pom may name it wharf-all.jar or wharf-<version>-all.jar); builds it when
-# missing. Sets WHARF_JAR.
+# missing or older than the sources. Sets WHARF_JAR.
 wharf_jar() {
   local root="$1"
   WHARF_JAR="$(ls -t "$root"/target/wharf-all.jar "$root"/target/wharf-*-all.jar 2>/dev/null | head -1 || true)"
+  if [[ -n "$WHARF_JAR" && -n "$(find "$root/src/main" "$root/pom.xml" -newer "$WHARF_JAR" -print -quit 2>/dev/null)" ]]; then
+    echo "$WHARF_JAR is older than the sources" >&2
+    WHARF_JAR=""
+  fi
   if [[ -z "$WHARF_JAR" ]]; then
     echo "building the shaded jar ..." >&2
     (cd "$root" && JAVA_HOME="$WHARF_JAVA_HOME" mvn -q -B -DskipTests package)
