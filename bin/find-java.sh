@@ -1,28 +1,9 @@
 # Sourced by bin/ scripts: sets WHARF_JAVA_HOME and WHARF_JAVA to a JDK >= 21
 # (JAVA_HOME when it is one, else the newest under /usr/lib/jvm).
-java_major() {
-  "$1/bin/java" -XshowSettings:properties -version 2>&1 \
-    | sed -n 's/^ *java\.specification\.version = \([0-9]*\).*/\1/p'
-}
-WHARF_JAVA_HOME=""
-if [[ -n "${JAVA_HOME:-}" && -x "$JAVA_HOME/bin/java" ]] && (( $(java_major "$JAVA_HOME") >= 21 )); then
-  WHARF_JAVA_HOME="$JAVA_HOME"
-else
-  best=0
-  for d in /usr/lib/jvm/*/; do
-    d="${d%/}"
-    [[ -x "$d/bin/java" && -x "$d/bin/javac" ]] || continue
-    v="$(java_major "$d")"
-    if [[ -n "$v" ]] && (( v >= 21 && v > best )); then
-      best="$v"
-      WHARF_JAVA_HOME="$d"
-    fi
-  done
-fi
-if [[ -z "$WHARF_JAVA_HOME" ]]; then
-  echo "no JDK >= 21 found: set JAVA_HOME to one" >&2
-  exit 1
-fi
+here_bin="$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)"
+# shellcheck source=bin/jdk.sh
+. "$here_bin/jdk.sh"
+WHARF_JAVA_HOME="$JAVA_HOME"
 WHARF_JAVA="$WHARF_JAVA_HOME/bin/java"
 export WHARF_JAVA_HOME WHARF_JAVA
 
