@@ -70,10 +70,11 @@ public final class SqliteStore implements Store {
       }
       SqliteSchema.migrate(writeConn);
       rebuildCounters(writeConn);
-      wal = FileChannel.open(Path.of(file.toAbsolutePath() + "-wal"), StandardOpenOption.WRITE);
+      Path walFile = Path.of(file.toAbsolutePath() + "-wal");
+      wal = FileChannel.open(walFile, StandardOpenOption.WRITE);
       writer = new GroupCommitWriter(writeConn, counters, () -> wal.force(false));
       reads = new ReadPool(url, 4);
-      checkpointer = new Checkpointer(url);
+      checkpointer = new Checkpointer(url, walFile);
     } catch (SQLException | IOException e) {
       close();
       throw new StoreException("cannot open " + file + ": " + e.getMessage(), e);
