@@ -62,12 +62,10 @@ class WharfAppTest {
   }
 
   @Test
-  void postgresSaysPlainlyThatItIsNotAvailableYet() {
-    assertThatThrownBy(
-            () ->
-                StoreFactory.create(
-                    new StorageConfig.Postgres("jdbc:postgresql://x/y", "u", "p", 5)))
-        .isInstanceOf(StartupException.class)
-        .hasMessage("storage kind postgres is not available in this build yet; use kind: sqlite");
+  void postgresStorageIsThePostgresStore() {
+    try (var store =
+        StoreFactory.create(new StorageConfig.Postgres("jdbc:postgresql://x/y", "u", "p", 5))) {
+      assertThat(store).isInstanceOf(dev.wharf.store.postgres.PostgresStore.class);
+    }
   }
 }
