@@ -1,5 +1,6 @@
 package dev.wharf.store.postgres;
 
+import dev.wharf.store.jdbc.MessageRows;
 import dev.wharf.store.ClaimRequest;
 import dev.wharf.store.Delivery;
 import dev.wharf.store.LeaseIds;
@@ -28,7 +29,7 @@ final class PgClaim {
     long now = r.now().toEpochMilli();
     PreparedStatement select =
         tx.prepare(
-            "SELECT " + PgRows.COLUMNS + " FROM messages"
+            "SELECT " + MessageRows.COLUMNS + " FROM messages"
                 + " WHERE queue = ? AND state = 0 AND visible_at <= ?"
                 + " AND (expires_at IS NULL OR expires_at > ?)"
                 + " ORDER BY visible_at, seq LIMIT ? FOR UPDATE SKIP LOCKED");
@@ -39,7 +40,7 @@ final class PgClaim {
     List<Message> picked = new ArrayList<>(r.max());
     try (ResultSet rs = select.executeQuery()) {
       while (rs.next()) {
-        picked.add(PgRows.message(rs));
+        picked.add(MessageRows.message(rs));
       }
     }
     if (picked.isEmpty()) {

@@ -1,5 +1,6 @@
 package dev.wharf.store.postgres;
 
+import dev.wharf.store.jdbc.MessageRows;
 import dev.wharf.store.MessageState;
 import dev.wharf.store.NewMessage;
 import dev.wharf.store.PublishBatch;
@@ -135,7 +136,7 @@ final class PgPublish {
                 + " AND state = 0 RETURNING id");
     upd.setInt(1, m.contentType().ordinal());
     upd.setBytes(2, m.payload());
-    upd.setString(3, PgRows.headers(m.headers()));
+    upd.setString(3, MessageRows.headers(m.headers()));
     upd.setString(4, m.metadata());
     upd.setString(5, queue);
     upd.setString(6, m.key());
@@ -176,11 +177,11 @@ final class PgPublish {
         queues[i] = b.queue();
         types[i] = m.contentType().ordinal();
         payloads[i] = m.payload();
-        headers[i] = PgRows.headers(m.headers());
+        headers[i] = MessageRows.headers(m.headers());
         metadata[i] = m.metadata();
         published[i] = b.now().toEpochMilli();
         visible[i] = m.visibleAt().toEpochMilli();
-        expires[i] = PgRows.millis(m.expiresAt());
+        expires[i] = MessageRows.millis(m.expiresAt());
         keys[i] = m.key();
         tx.delta.add(b.queue(), READY, null, 1);
         if (visible[i] <= published[i]) {

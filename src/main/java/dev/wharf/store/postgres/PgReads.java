@@ -1,5 +1,6 @@
 package dev.wharf.store.postgres;
 
+import dev.wharf.store.jdbc.MessageRows;
 import com.zaxxer.hikari.HikariConfig;
 import com.zaxxer.hikari.HikariDataSource;
 import dev.wharf.store.BrowseRequest;
@@ -83,11 +84,11 @@ final class PgReads implements AutoCloseable {
     return read(c -> {
       try (PreparedStatement ps =
           c.prepareStatement(
-              "SELECT " + PgRows.COLUMNS + " FROM messages WHERE id = ? AND queue = ?")) {
+              "SELECT " + MessageRows.COLUMNS + " FROM messages WHERE id = ? AND queue = ?")) {
         ps.setString(1, id);
         ps.setString(2, queue);
         try (ResultSet rs = ps.executeQuery()) {
-          return rs.next() ? Optional.of(PgRows.message(rs)) : Optional.<Message>empty();
+          return rs.next() ? Optional.of(MessageRows.message(rs)) : Optional.<Message>empty();
         }
       }
     });
@@ -95,7 +96,7 @@ final class PgReads implements AutoCloseable {
 
   List<Message> browse(BrowseRequest r) {
     StringBuilder sql =
-        new StringBuilder("SELECT " + PgRows.COLUMNS + " FROM messages WHERE queue = ? AND seq > ?");
+        new StringBuilder("SELECT " + MessageRows.COLUMNS + " FROM messages WHERE queue = ? AND seq > ?");
     List<Object> args = new ArrayList<>(List.of(r.queue(), r.afterSeq()));
     if (r.state() != null) {
       sql.append(" AND state = ?");
@@ -119,7 +120,7 @@ final class PgReads implements AutoCloseable {
         List<Message> out = new ArrayList<>();
         try (ResultSet rs = ps.executeQuery()) {
           while (rs.next()) {
-            out.add(PgRows.message(rs));
+            out.add(MessageRows.message(rs));
           }
         }
         return out;
@@ -150,7 +151,7 @@ final class PgReads implements AutoCloseable {
         try (ResultSet rs = ps.executeQuery()) {
           rs.next();
           long delayed = rs.getLong(1);
-          Instant oldest = PgRows.instant(rs, 2);
+          Instant oldest = MessageRows.instant(rs, 2);
           return new QueueCounts(
               Math.max(0, readyTotal - delayed), delayed, leased, expired, oldest);
         }
@@ -171,7 +172,7 @@ final class PgReads implements AutoCloseable {
         ps.setString(1, queue);
         ps.setLong(2, now.toEpochMilli());
         try (ResultSet rs = ps.executeQuery()) {
-          return rs.next() ? Optional.ofNullable(PgRows.instant(rs, 1)) : Optional.<Instant>empty();
+          return rs.next() ? Optional.ofNullable(MessageRows.instant(rs, 1)) : Optional.<Instant>empty();
         }
       }
     });

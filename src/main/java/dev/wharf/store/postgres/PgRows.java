@@ -1,86 +1,19 @@
 package dev.wharf.store.postgres;
 
-import com.fasterxml.jackson.core.type.TypeReference;
-import com.fasterxml.jackson.databind.ObjectMapper;
-import dev.wharf.store.ContentType;
-import dev.wharf.store.Message;
-import dev.wharf.store.MessageState;
-import java.io.IOException;
-import java.io.UncheckedIOException;
+import dev.wharf.store.jdbc.MessageRows;
 import java.sql.ResultSet;
 import java.sql.SQLException;
-import java.time.Instant;
-import java.util.Map;
 
-/** Reading message rows and encoding the columns that are not plain values. */
+/** The few columns a settle or reaper reads; whole messages are read by {@link MessageRows}. */
 final class PgRows {
-  static final String COLUMNS =
-      "seq, id, queue, state, content_type, payload, headers, metadata, attempt, published_at,"
-          + " visible_at, lease_until, expires_at, msg_key, original_queue, dead_reason, died_at";
-
   /** The columns a settle or reaper needs to decide about a row. */
   static final String HELD = "seq, queue, state, lease_id, lease_until, attempt, original_queue";
 
-  private static final ObjectMapper JSON = new ObjectMapper();
-  private static final TypeReference<Map<String, String>> HEADERS = new TypeReference<>() {};
-
   private PgRows() {}
-
-  static Message message(ResultSet rs) throws SQLException {
-    return new Message(
-        rs.getLong(1),
-        rs.getString(2),
-        rs.getString(3),
-        MessageState.ofCode(rs.getInt(4)),
-        ContentType.values()[rs.getInt(5)],
-        rs.getBytes(6),
-        headers(rs.getString(7)),
-        rs.getString(8),
-        rs.getInt(9),
-        instant(rs, 10),
-        instant(rs, 11),
-        instant(rs, 12),
-        instant(rs, 13),
-        rs.getString(14),
-        rs.getString(15),
-        rs.getString(16),
-        instant(rs, 17));
-  }
 
   static PgHeld held(ResultSet rs) throws SQLException {
     long until = rs.getLong(5);
     return new PgHeld(rs.getLong(1), rs.getString(2), rs.getInt(3), rs.getString(4),
         rs.wasNull() ? 0 : until, rs.getInt(6), rs.getString(7));
-  }
-
-  static Instant instant(ResultSet rs, int col) throws SQLException {
-    long v = rs.getLong(col);
-    return rs.wasNull() ? null : Instant.ofEpochMilli(v);
-  }
-
-  static Long millis(Instant t) {
-    return t == null ? null : t.toEpochMilli();
-  }
-
-  static String headers(Map<String, String> h) {
-    if (h == null || h.isEmpty()) {
-      return null;
-    }
-    try {
-      return JSON.writeValueAsString(h);
-    } catch (IOException e) {
-      throw new UncheckedIOException(e);
-    }
-  }
-
-  static Map<String, String> headers(String json) {
-    if (json == null) {
-      return Map.of();
-    }
-    try {
-      return JSON.readValue(json, HEADERS);
-    } catch (IOException e) {
-      throw new UncheckedIOException(e);
-    }
   }
 }

@@ -1,5 +1,6 @@
 package dev.wharf.store.sqlite;
 
+import dev.wharf.store.jdbc.MessageRows;
 import dev.wharf.store.ClaimRequest;
 import dev.wharf.store.Delivery;
 import dev.wharf.store.LeaseIds;
@@ -90,9 +91,9 @@ final class SqlitePublishAndClaim {
         tx.prepare(
             "UPDATE messages SET content_type = ?, payload = ?, headers = ?, metadata = ?"
                 + " WHERE seq = ? AND state = 0");
-    upd.setInt(1, Rows.contentType(m.contentType()));
+    upd.setInt(1, MessageRows.contentType(m.contentType()));
     upd.setBytes(2, m.payload());
-    upd.setString(3, Rows.headers(m.headers()));
+    upd.setString(3, MessageRows.headers(m.headers()));
     upd.setString(4, m.metadata());
     upd.setLong(5, seq);
     if (upd.executeUpdate() != 1) {
@@ -109,13 +110,13 @@ final class SqlitePublishAndClaim {
                 + " VALUES (?, ?, 0, ?, ?, ?, ?, 0, ?, ?, ?, ?)");
     ps.setString(1, m.id());
     ps.setString(2, queue);
-    ps.setInt(3, Rows.contentType(m.contentType()));
+    ps.setInt(3, MessageRows.contentType(m.contentType()));
     ps.setBytes(4, m.payload());
-    ps.setString(5, Rows.headers(m.headers()));
+    ps.setString(5, MessageRows.headers(m.headers()));
     ps.setString(6, m.metadata());
     ps.setLong(7, now);
     ps.setLong(8, m.visibleAt().toEpochMilli());
-    setNullableLong(ps, 9, Rows.millis(m.expiresAt()));
+    setNullableLong(ps, 9, MessageRows.millis(m.expiresAt()));
     ps.setString(10, m.key());
     ps.executeUpdate();
     tx.delta.add(queue, READY, null, 1);
@@ -125,7 +126,7 @@ final class SqlitePublishAndClaim {
     long now = r.now().toEpochMilli();
     PreparedStatement select =
         tx.prepare(
-            "SELECT " + Rows.COLUMNS + " FROM messages INDEXED BY m_ready"
+            "SELECT " + MessageRows.COLUMNS + " FROM messages INDEXED BY m_ready"
                 + " WHERE queue = ? AND state = 0 AND visible_at <= ?"
                 + " AND (expires_at IS NULL OR expires_at > ?)"
                 + " ORDER BY visible_at, seq LIMIT ?");
@@ -136,7 +137,7 @@ final class SqlitePublishAndClaim {
     List<Message> picked = new ArrayList<>(r.max());
     try (ResultSet rs = select.executeQuery()) {
       while (rs.next()) {
-        picked.add(Rows.message(rs));
+        picked.add(MessageRows.message(rs));
       }
     }
     if (picked.isEmpty()) {

@@ -1,5 +1,6 @@
 package dev.wharf.store.sqlite;
 
+import dev.wharf.store.jdbc.MessageRows;
 import dev.wharf.store.BrowseRequest;
 import dev.wharf.store.ClaimRequest;
 import dev.wharf.store.Delivery;
@@ -298,11 +299,11 @@ public final class SqliteStore implements Store {
     return reads.read(c -> {
       try (PreparedStatement ps =
           c.prepareStatement(
-              "SELECT " + Rows.COLUMNS + " FROM messages WHERE id = ? AND queue = ?")) {
+              "SELECT " + MessageRows.COLUMNS + " FROM messages WHERE id = ? AND queue = ?")) {
         ps.setString(1, id);
         ps.setString(2, queue);
         try (ResultSet rs = ps.executeQuery()) {
-          return rs.next() ? Optional.of(Rows.message(rs)) : Optional.<Message>empty();
+          return rs.next() ? Optional.of(MessageRows.message(rs)) : Optional.<Message>empty();
         }
       }
     });
@@ -311,7 +312,7 @@ public final class SqliteStore implements Store {
   @Override
   public List<Message> messagesBrowse(BrowseRequest r) {
     StringBuilder sql =
-        new StringBuilder("SELECT " + Rows.COLUMNS + " FROM messages WHERE queue = ? AND seq > ?");
+        new StringBuilder("SELECT " + MessageRows.COLUMNS + " FROM messages WHERE queue = ? AND seq > ?");
     List<Object> args = new ArrayList<>(List.of(r.queue(), r.afterSeq()));
     if (r.state() != null) {
       sql.append(" AND state = ?");
@@ -335,7 +336,7 @@ public final class SqliteStore implements Store {
         List<Message> out = new ArrayList<>();
         try (ResultSet rs = ps.executeQuery()) {
           while (rs.next()) {
-            out.add(Rows.message(rs));
+            out.add(MessageRows.message(rs));
           }
         }
         return out;

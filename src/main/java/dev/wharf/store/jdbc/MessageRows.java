@@ -1,4 +1,4 @@
-package dev.wharf.store.sqlite;
+package dev.wharf.store.jdbc;
 
 import com.fasterxml.jackson.core.type.TypeReference;
 import com.fasterxml.jackson.databind.ObjectMapper;
@@ -12,18 +12,21 @@ import java.sql.SQLException;
 import java.time.Instant;
 import java.util.Map;
 
-/** Reading message rows and encoding the columns that are not plain values. */
-final class Rows {
-  static final String COLUMNS =
+/**
+ * Reading message rows and encoding the columns that are not plain values, shared by the JDBC
+ * backends: both keep the same columns, times as epoch milliseconds and headers as JSON text.
+ */
+public final class MessageRows {
+  public static final String COLUMNS =
       "seq, id, queue, state, content_type, payload, headers, metadata, attempt, published_at,"
           + " visible_at, lease_until, expires_at, msg_key, original_queue, dead_reason, died_at";
 
   private static final ObjectMapper JSON = new ObjectMapper();
   private static final TypeReference<Map<String, String>> HEADERS = new TypeReference<>() {};
 
-  private Rows() {}
+  private MessageRows() {}
 
-  static Message message(ResultSet rs) throws SQLException {
+  public static Message message(ResultSet rs) throws SQLException {
     return new Message(
         rs.getLong(1),
         rs.getString(2),
@@ -44,16 +47,16 @@ final class Rows {
         instant(rs, 17));
   }
 
-  static Instant instant(ResultSet rs, int col) throws SQLException {
+  public static Instant instant(ResultSet rs, int col) throws SQLException {
     long v = rs.getLong(col);
     return rs.wasNull() ? null : Instant.ofEpochMilli(v);
   }
 
-  static Long millis(Instant t) {
+  public static Long millis(Instant t) {
     return t == null ? null : t.toEpochMilli();
   }
 
-  static String headers(Map<String, String> h) {
+  public static String headers(Map<String, String> h) {
     if (h == null || h.isEmpty()) {
       return null;
     }
@@ -64,7 +67,7 @@ final class Rows {
     }
   }
 
-  static Map<String, String> headers(String json) {
+  public static Map<String, String> headers(String json) {
     if (json == null) {
       return Map.of();
     }
@@ -75,7 +78,7 @@ final class Rows {
     }
   }
 
-  static int contentType(ContentType t) {
+  public static int contentType(ContentType t) {
     return t.ordinal();
   }
 }
