@@ -58,7 +58,11 @@ final class GroupCommitWriter implements AutoCloseable {
     }
   }
 
-  private record Pending<T>(Op<T> op, CompletableFuture<T> done) {}
+  /**
+   * @param emptyIsFinal an empty list from this operation wrote nothing and promises nothing (a
+   *     claim that found no message), so it is answered at once instead of after the next fsync
+   */
+  private record Pending<T>(Op<T> op, CompletableFuture<T> done, boolean emptyIsFinal) {}
 
   private final Connection conn;
   private final Counters counters;
@@ -132,6 +136,15 @@ final class GroupCommitWriter implements AutoCloseable {
 
   /** Runs an operation in the next group commit and returns its result once committed. */
   <T> T submit(Op<T> op) {
+    return submit(op, false);
+  }
+
+  /** Like {@link #submit(Op)}; an empty list as result is answered without waiting for fsync. */
+  <T> T submitWhereEmptyIsFinal(Op<T> op) {
+    return submit(op, true);
+  }
+
+  private <T> T submit(Op<T> op, boolean emptyIsFinal) {
     if (Thread.currentThread() == thread) {
       // Re-entrant call from inside an operation: it joins the transaction under way.
       try {
@@ -144,7 +157,7 @@ final class GroupCommitWriter implements AutoCloseable {
       throw new StoreException("store is closed");
     }
     CompletableFuture<T> done = new CompletableFuture<>();
-    queue.add(new Pending<>(op, done));
+    queue.add(new Pending<>(op, done, emptyIsFinal));
     try {
       return done.join();
     } catch (CompletionException e) {
@@ -200,7 +213,20 @@ final class GroupCommitWriter implements AutoCloseable {
       return;
     }
     tx.delta.applyTo(counters);
-    committed.add(new Completion(List.copyOf(batch), results));
+    List<Pending<?>> durable = new ArrayList<>(batch.size());
+    List<Object> durableResults = new ArrayList<>(batch.size());
+    for (int i = 0; i < batch.size(); i++) {
+      Pending<?> p = batch.get(i);
+      if (p.emptyIsFinal() && results[i] instanceof List<?> l && l.isEmpty()) {
+        complete(p, results[i]);
+      } else {
+        durable.add(p);
+        durableResults.add(results[i]);
+      }
+    }
+    if (!durable.isEmpty()) {
+      committed.add(new Completion(durable, durableResults.toArray()));
+    }
   }
 
   @SuppressWarnings("unchecked")
