@@ -2,14 +2,19 @@ package dev.wharf.store.jdbc;
 
 import com.fasterxml.jackson.core.type.TypeReference;
 import com.fasterxml.jackson.databind.ObjectMapper;
+import dev.wharf.store.BrowseRequest;
 import dev.wharf.store.ContentType;
 import dev.wharf.store.Message;
 import dev.wharf.store.MessageState;
 import java.io.IOException;
 import java.io.UncheckedIOException;
+import java.sql.Connection;
+import java.sql.PreparedStatement;
 import java.sql.ResultSet;
 import java.sql.SQLException;
 import java.time.Instant;
+import java.util.ArrayList;
+import java.util.List;
 import java.util.Map;
 
 /**
@@ -80,5 +85,38 @@ public final class MessageRows {
 
   public static int contentType(ContentType t) {
     return t.ordinal();
+  }
+
+  /** One page of a queue's messages in publish order, as {@link BrowseRequest} asks. */
+  public static List<Message> browse(Connection c, BrowseRequest r) throws SQLException {
+    StringBuilder sql =
+        new StringBuilder("SELECT " + COLUMNS + " FROM messages WHERE queue = ? AND seq > ?");
+    List<Object> args = new ArrayList<>(List.of(r.queue(), r.afterSeq()));
+    if (r.state() != null) {
+      sql.append(" AND state = ?");
+      args.add(r.state().code());
+      if (r.state() == MessageState.READY && r.delayed() != null) {
+        sql.append(r.delayed() ? " AND visible_at > ?" : " AND visible_at <= ?");
+        args.add(r.now().toEpochMilli());
+      }
+    }
+    if (r.originalQueue() != null) {
+      sql.append(" AND original_queue = ?");
+      args.add(r.originalQueue());
+    }
+    sql.append(" ORDER BY seq LIMIT ?");
+    args.add(r.limit());
+    try (PreparedStatement ps = c.prepareStatement(sql.toString())) {
+      for (int i = 0; i < args.size(); i++) {
+        ps.setObject(i + 1, args.get(i));
+      }
+      List<Message> out = new ArrayList<>();
+      try (ResultSet rs = ps.executeQuery()) {
+        while (rs.next()) {
+          out.add(message(rs));
+        }
+      }
+      return out;
+    }
   }
 }

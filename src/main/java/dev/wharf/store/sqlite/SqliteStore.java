@@ -312,37 +312,7 @@ public final class SqliteStore implements Store {
 
   @Override
   public List<Message> messagesBrowse(BrowseRequest r) {
-    StringBuilder sql =
-        new StringBuilder("SELECT " + MessageRows.COLUMNS + " FROM messages WHERE queue = ? AND seq > ?");
-    List<Object> args = new ArrayList<>(List.of(r.queue(), r.afterSeq()));
-    if (r.state() != null) {
-      sql.append(" AND state = ?");
-      args.add(r.state().code());
-      if (r.state() == MessageState.READY && r.delayed() != null) {
-        sql.append(r.delayed() ? " AND visible_at > ?" : " AND visible_at <= ?");
-        args.add(r.now().toEpochMilli());
-      }
-    }
-    if (r.originalQueue() != null) {
-      sql.append(" AND original_queue = ?");
-      args.add(r.originalQueue());
-    }
-    sql.append(" ORDER BY seq LIMIT ?");
-    args.add(r.limit());
-    return reads.read(c -> {
-      try (PreparedStatement ps = c.prepareStatement(sql.toString())) {
-        for (int i = 0; i < args.size(); i++) {
-          ps.setObject(i + 1, args.get(i));
-        }
-        List<Message> out = new ArrayList<>();
-        try (ResultSet rs = ps.executeQuery()) {
-          while (rs.next()) {
-            out.add(MessageRows.message(rs));
-          }
-        }
-        return out;
-      }
-    });
+    return reads.read(c -> MessageRows.browse(c, r));
   }
 
   @Override
