@@ -29,4 +29,11 @@ public record Message(
   public Message {
     headers = headers == null ? Map.of() : headers;
   }
+
+  /** This message as a claim hands it out: leased until {@code until}, its attempt counted. */
+  public Message leasedUntil(Instant until) {
+    return new Message(
+        seq, id, queue, MessageState.LEASED, contentType, payload, headers, metadata, attempt + 1,
+        publishedAt, visibleAt, until, expiresAt, key, originalQueue, deadReason, diedAt);
+  }
 }

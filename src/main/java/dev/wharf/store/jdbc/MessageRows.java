@@ -3,6 +3,7 @@ package dev.wharf.store.jdbc;
 import com.fasterxml.jackson.core.type.TypeReference;
 import com.fasterxml.jackson.databind.ObjectMapper;
 import dev.wharf.store.BrowseRequest;
+import dev.wharf.store.ClaimRequest;
 import dev.wharf.store.ContentType;
 import dev.wharf.store.Message;
 import dev.wharf.store.MessageState;
@@ -118,5 +119,25 @@ public final class MessageRows {
       }
       return out;
     }
+  }
+
+  /**
+   * Runs a claim's selection of ready rows. The statement is the backend's own (its locking and
+   * index hints differ) with four parameters: queue, now (visible by), now (not expired), max.
+   */
+  public static List<Message> pickReady(PreparedStatement select, ClaimRequest r)
+      throws SQLException {
+    long now = r.now().toEpochMilli();
+    select.setString(1, r.queue());
+    select.setLong(2, now);
+    select.setLong(3, now);
+    select.setInt(4, r.max());
+    List<Message> picked = new ArrayList<>(r.max());
+    try (ResultSet rs = select.executeQuery()) {
+      while (rs.next()) {
+        picked.add(message(rs));
+      }
+    }
+    return picked;
   }
 }

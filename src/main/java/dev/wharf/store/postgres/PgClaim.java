@@ -7,7 +7,6 @@ import dev.wharf.store.LeaseIds;
 import dev.wharf.store.Message;
 import dev.wharf.store.MessageState;
 import java.sql.PreparedStatement;
-import java.sql.ResultSet;
 import java.sql.SQLException;
 import java.time.Instant;
 import java.util.ArrayList;
@@ -26,23 +25,13 @@ final class PgClaim {
    * take the same row; then leases them all with one update, guarded by state and counted.
    */
   static List<Delivery> claim(PgTx tx, ClaimRequest r) throws SQLException {
-    long now = r.now().toEpochMilli();
     PreparedStatement select =
         tx.prepare(
             "SELECT " + MessageRows.COLUMNS + " FROM messages"
                 + " WHERE queue = ? AND state = 0 AND visible_at <= ?"
                 + " AND (expires_at IS NULL OR expires_at > ?)"
                 + " ORDER BY visible_at, seq LIMIT ? FOR UPDATE SKIP LOCKED");
-    select.setString(1, r.queue());
-    select.setLong(2, now);
-    select.setLong(3, now);
-    select.setInt(4, r.max());
-    List<Message> picked = new ArrayList<>(r.max());
-    try (ResultSet rs = select.executeQuery()) {
-      while (rs.next()) {
-        picked.add(MessageRows.message(rs));
-      }
-    }
+    List<Message> picked = MessageRows.pickReady(select, r);
     if (picked.isEmpty()) {
       return List.of();
     }
@@ -71,13 +60,7 @@ final class PgClaim {
     for (int i = 0; i < n; i++) {
       Message m = picked.get(i);
       tx.delta.move(m.queue(), READY, m.originalQueue(), m.queue(), LEASED, m.originalQueue());
-      Message leased =
-          new Message(
-              m.seq(), m.id(), m.queue(), MessageState.LEASED, m.contentType(), m.payload(),
-              m.headers(), m.metadata(), m.attempt() + 1, m.publishedAt(), m.visibleAt(),
-              untilInstant, m.expiresAt(), m.key(), m.originalQueue(), m.deadReason(),
-              m.diedAt());
-      out.add(new Delivery(leased, leaseIds[i], untilInstant));
+      out.add(new Delivery(m.leasedUntil(untilInstant), leaseIds[i], untilInstant));
     }
     return out;
   }

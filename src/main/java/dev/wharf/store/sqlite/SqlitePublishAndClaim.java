@@ -123,23 +123,13 @@ final class SqlitePublishAndClaim {
   }
 
   static List<Delivery> claim(Tx tx, ClaimRequest r) throws SQLException {
-    long now = r.now().toEpochMilli();
     PreparedStatement select =
         tx.prepare(
             "SELECT " + MessageRows.COLUMNS + " FROM messages INDEXED BY m_ready"
                 + " WHERE queue = ? AND state = 0 AND visible_at <= ?"
                 + " AND (expires_at IS NULL OR expires_at > ?)"
                 + " ORDER BY visible_at, seq LIMIT ?");
-    select.setString(1, r.queue());
-    select.setLong(2, now);
-    select.setLong(3, now);
-    select.setInt(4, r.max());
-    List<Message> picked = new ArrayList<>(r.max());
-    try (ResultSet rs = select.executeQuery()) {
-      while (rs.next()) {
-        picked.add(MessageRows.message(rs));
-      }
-    }
+    List<Message> picked = MessageRows.pickReady(select, r);
     if (picked.isEmpty()) {
       return List.of();
     }
@@ -159,13 +149,7 @@ final class SqlitePublishAndClaim {
         throw new SQLException("claim lost row " + m.seq());
       }
       tx.delta.move(m.queue(), READY, m.originalQueue(), m.queue(), LEASED, m.originalQueue());
-      Message leased =
-          new Message(
-              m.seq(), m.id(), m.queue(), MessageState.LEASED, m.contentType(), m.payload(),
-              m.headers(), m.metadata(), m.attempt() + 1, m.publishedAt(), m.visibleAt(),
-              untilInstant, m.expiresAt(), m.key(), m.originalQueue(), m.deadReason(),
-              m.diedAt());
-      out.add(new Delivery(leased, leaseId, untilInstant));
+      out.add(new Delivery(m.leasedUntil(untilInstant), leaseId, untilInstant));
     }
     return out;
   }
