@@ -1,5 +1,6 @@
 package dev.wharf.store.postgres;
 
+import dev.wharf.store.LeaseCheck;
 import dev.wharf.store.LeaseIds;
 import dev.wharf.store.LeaseOutcome;
 import dev.wharf.store.LeaseOutcome.Outcome;
@@ -24,7 +25,6 @@ import java.util.Set;
  */
 final class PgSettle {
   private static final int LEASED = MessageState.LEASED.code();
-  private static final int EXPIRED = MessageState.EXPIRED.code();
 
   private PgSettle() {}
 
@@ -55,25 +55,14 @@ final class PgSettle {
       }
       long seq = LeaseIds.seqOf(leaseId);
       PgHeld h = seq < 0 ? null : rows.get(seq);
-      if (h == null && r.permissive() && r.kind() == SettleKind.ACK && seq >= 0) {
-        // Permissive consumers may ack a message another consumer already acked.
-        out.add(LeaseOutcome.of(leaseId, Outcome.ACKED));
+      Outcome refused =
+          LeaseCheck.refusal(
+              r,
+              leaseId,
+              h == null ? null : new LeaseCheck.Row(h.queue(), h.state(), h.leaseId(), h.leaseUntil()));
+      if (refused != null) {
+        out.add(LeaseOutcome.of(leaseId, refused));
         continue;
-      }
-      if (h == null || !h.queue().equals(r.queue()) || h.state() == EXPIRED) {
-        out.add(LeaseOutcome.of(leaseId, Outcome.LEASE_NOT_FOUND));
-        continue;
-      }
-      boolean current = h.state() == LEASED && leaseId.equals(h.leaseId());
-      if (!r.permissive()) {
-        if (!current) {
-          out.add(LeaseOutcome.of(leaseId, Outcome.LEASE_NOT_FOUND));
-          continue;
-        }
-        if (h.leaseUntil() <= now) {
-          out.add(LeaseOutcome.of(leaseId, Outcome.LEASE_EXPIRED));
-          continue;
-        }
       }
       out.add(apply(changes, rows, r, h, leaseId, now));
     }

@@ -1,11 +1,11 @@
 package dev.wharf.store.sqlite;
 
 import dev.wharf.store.DeadLetterPolicy;
+import dev.wharf.store.LeaseCheck;
 import dev.wharf.store.LeaseIds;
 import dev.wharf.store.LeaseOutcome;
 import dev.wharf.store.LeaseOutcome.Outcome;
 import dev.wharf.store.MessageState;
-import dev.wharf.store.SettleKind;
 import dev.wharf.store.SettleRequest;
 import dev.wharf.store.sqlite.GroupCommitWriter.Tx;
 import java.sql.PreparedStatement;
@@ -35,26 +35,14 @@ final class SqliteSettle {
     long now = r.now().toEpochMilli();
     for (String leaseId : r.leaseIds()) {
       Held h = held(tx, LeaseIds.seqOf(leaseId));
-      if (h == null && r.permissive() && r.kind() == SettleKind.ACK
-          && LeaseIds.seqOf(leaseId) >= 0) {
-        // Permissive consumers may ack a message another consumer already acked.
-        out.add(LeaseOutcome.of(leaseId, Outcome.ACKED));
+      Outcome refused =
+          LeaseCheck.refusal(
+              r,
+              leaseId,
+              h == null ? null : new LeaseCheck.Row(h.queue(), h.state(), h.leaseId(), h.leaseUntil()));
+      if (refused != null) {
+        out.add(LeaseOutcome.of(leaseId, refused));
         continue;
-      }
-      if (h == null || !h.queue().equals(r.queue()) || h.state() == MessageState.EXPIRED.code()) {
-        out.add(LeaseOutcome.of(leaseId, Outcome.LEASE_NOT_FOUND));
-        continue;
-      }
-      boolean current = h.state() == LEASED && leaseId.equals(h.leaseId());
-      if (!r.permissive()) {
-        if (!current) {
-          out.add(LeaseOutcome.of(leaseId, Outcome.LEASE_NOT_FOUND));
-          continue;
-        }
-        if (h.leaseUntil() <= now) {
-          out.add(LeaseOutcome.of(leaseId, Outcome.LEASE_EXPIRED));
-          continue;
-        }
       }
       out.add(apply(tx, r, h, leaseId, now));
     }
