@@ -70,6 +70,7 @@ final class GroupCommitWriter implements AutoCloseable {
   private final LinkedBlockingQueue<Pending<?>> queue = new LinkedBlockingQueue<>();
   private final LinkedBlockingQueue<Runnable> committed = new LinkedBlockingQueue<>();
   private final WalSync walSync;
+  private final BetweenBatches betweenBatches;
   private final Thread thread;
   private final Thread syncer;
   private volatile boolean running = true;
@@ -79,10 +80,18 @@ final class GroupCommitWriter implements AutoCloseable {
     void sync() throws java.io.IOException;
   }
 
-  GroupCommitWriter(Connection conn, Counters counters, WalSync walSync) throws SQLException {
+  /** Upkeep the writer runs on its own connection after a commit, with no transaction open. */
+  interface BetweenBatches {
+    void run(Connection conn) throws SQLException;
+  }
+
+  GroupCommitWriter(
+      Connection conn, Counters counters, WalSync walSync, BetweenBatches betweenBatches)
+      throws SQLException {
     this.conn = conn;
     this.counters = counters;
     this.walSync = walSync;
+    this.betweenBatches = betweenBatches;
     conn.setAutoCommit(false);
     this.tx = new Tx(conn, new HashMap<>());
     this.thread = Thread.ofPlatform().name("wharf-sqlite-writer").daemon().start(this::loop);
@@ -176,8 +185,12 @@ final class GroupCommitWriter implements AutoCloseable {
         batch.add(first);
         queue.drainTo(batch, MAX_BATCH - 1);
         runBatch(batch);
+        betweenBatches.run(conn);
       } catch (InterruptedException e) {
         break;
+      } catch (SQLException e) {
+        // Upkeep failed after the batch was answered; the next batch tries again.
+        LOG.log(Level.WARNING, "writer upkeep failed", e);
       } catch (RuntimeException | Error e) {
         LOG.log(Level.SEVERE, "writer batch failed", e);
         for (Pending<?> p : batch) {

@@ -49,8 +49,16 @@ public final class SqliteStore implements Store {
   private Connection writeConn;
   private ReadPool reads;
 
+  private final long walRestartFrames;
+
   public SqliteStore(Path file) {
+    this(file, Checkpointer.RESTART_FRAMES);
+  }
+
+  /** With the WAL restarted past {@code walRestartFrames} pages (tests use a small WAL). */
+  SqliteStore(Path file, long walRestartFrames) {
     this.file = file;
+    this.walRestartFrames = walRestartFrames;
   }
 
   @Override
@@ -65,7 +73,8 @@ public final class SqliteStore implements Store {
         // Checkpoints run on their own connection so they never stall the writer.
         s.execute("PRAGMA wal_autocheckpoint = 0");
         s.execute("PRAGMA journal_size_limit = 67108864");
-        s.execute("PRAGMA busy_timeout = 5000");
+        // Only the WAL restart waits, for readers to leave the WAL; it gives up and retries later.
+        s.execute("PRAGMA busy_timeout = 200");
         s.execute("PRAGMA cache_size = -65536");
         s.execute("PRAGMA temp_store = MEMORY");
       }
@@ -73,9 +82,11 @@ public final class SqliteStore implements Store {
       rebuildCounters(writeConn);
       Path walFile = Path.of(file.toAbsolutePath() + "-wal");
       wal = FileChannel.open(walFile, StandardOpenOption.WRITE);
-      writer = new GroupCommitWriter(writeConn, counters, () -> wal.force(false));
+      checkpointer = new Checkpointer(url, walRestartFrames);
+      writer =
+          new GroupCommitWriter(
+              writeConn, counters, () -> wal.force(false), checkpointer::restartIfLarge);
       reads = new ReadPool(url, 4);
-      checkpointer = new Checkpointer(url, walFile);
     } catch (SQLException | IOException e) {
       close();
       throw new StoreException("cannot open " + file + ": " + e.getMessage(), e);
@@ -136,6 +147,20 @@ public final class SqliteStore implements Store {
       } catch (SQLException ignored) {
         // closing anyway
       }
+    }
+  }
+
+  /** The writer, for tests that need an operation inside its transaction. */
+  GroupCommitWriter writer() {
+    return writer;
+  }
+
+  /** Runs one passive checkpoint now instead of waiting for the checkpointer's next pass. */
+  void checkpointNow() {
+    try {
+      checkpointer.passOnce();
+    } catch (SQLException e) {
+      throw new StoreException("checkpoint failed: " + e.getMessage(), e);
     }
   }
 
