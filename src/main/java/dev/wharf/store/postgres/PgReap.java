@@ -23,14 +23,30 @@ import java.util.Map;
 final class PgReap {
   private static final int EXPIRED = MessageState.EXPIRED.code();
 
+  // Each reaper's pick orders by the column of its partial index, so the plan walks that index
+  // and stops at the limit whatever the statistics say: without the ORDER BY, stale statistics
+  // after a burst of publishes made PostgreSQL scan the whole table on every pass.
+  static final String DUE_LEASES =
+      "SELECT " + PgRows.HELD + " FROM messages WHERE state = 1 AND lease_until <= ?"
+          + " ORDER BY lease_until LIMIT ? FOR UPDATE SKIP LOCKED";
+  static final String DUE_TTL =
+      "SELECT seq, state, queue, original_queue FROM messages WHERE expires_at IS NOT NULL"
+          + " AND state < 2 AND expires_at <= ? ORDER BY expires_at LIMIT ? FOR UPDATE SKIP LOCKED";
+  static final String EXPIRE_BY_SEQ =
+      "UPDATE messages SET state = 2, lease_id = NULL, lease_until = NULL WHERE seq = ANY(?)";
+  static final String DELETE_EXPIRED =
+      "DELETE FROM messages WHERE seq = ANY(ARRAY(SELECT seq FROM messages WHERE state = 2"
+          + " AND expires_at <= ? ORDER BY expires_at LIMIT ? FOR UPDATE SKIP LOCKED))"
+          + " RETURNING queue, state, original_queue";
+  static final String PRUNE_IDEMPOTENCY =
+      "DELETE FROM idempotency WHERE ctid = ANY(ARRAY(SELECT ctid FROM idempotency"
+          + " WHERE expires_at <= ? ORDER BY expires_at LIMIT ? FOR UPDATE SKIP LOCKED))";
+
   private PgReap() {}
 
   static ReapResult expireLeases(PgTx tx, LeaseExpiryRequest r) throws SQLException {
     long now = r.now().toEpochMilli();
-    PreparedStatement ps =
-        tx.prepare(
-            "SELECT " + PgRows.HELD + " FROM messages WHERE state = 1 AND lease_until <= ?"
-                + " ORDER BY lease_until LIMIT ? FOR UPDATE SKIP LOCKED");
+    PreparedStatement ps = tx.prepare(DUE_LEASES);
     ps.setLong(1, now);
     ps.setInt(2, r.limit());
     List<PgHeld> due = held(ps);
@@ -53,35 +69,34 @@ final class PgReap {
   }
 
   static ReapResult expireTtl(PgTx tx, Instant at, int limit) throws SQLException {
-    PreparedStatement ps =
-        tx.prepare(
-            "UPDATE messages m SET state = 2, lease_id = NULL, lease_until = NULL"
-                + " FROM (SELECT seq, state FROM messages WHERE expires_at IS NOT NULL"
-                + " AND state < 2 AND expires_at <= ? LIMIT ? FOR UPDATE SKIP LOCKED) AS d"
-                + " WHERE m.seq = d.seq AND m.state = d.state"
-                + " RETURNING m.queue, d.state, m.original_queue");
-    ps.setLong(1, at.toEpochMilli());
-    ps.setInt(2, limit);
+    // Pick (rows locked, old state known), then change them by key: one UPDATE joining the pick
+    // may be planned as a hash join over the whole table.
+    PreparedStatement pick = tx.prepare(DUE_TTL);
+    pick.setLong(1, at.toEpochMilli());
+    pick.setInt(2, limit);
+    List<Long> seqs = new ArrayList<>();
     Map<String, Integer> expired = new HashMap<>();
-    int n = 0;
-    try (ResultSet rs = ps.executeQuery()) {
+    try (ResultSet rs = pick.executeQuery()) {
       while (rs.next()) {
-        String queue = rs.getString(1);
-        String origin = rs.getString(3);
+        seqs.add(rs.getLong(1));
+        String queue = rs.getString(3);
+        String origin = rs.getString(4);
         tx.delta.move(queue, rs.getInt(2), origin, queue, EXPIRED, origin);
         expired.merge(queue, 1, Integer::sum);
-        n++;
       }
     }
-    return new ReapResult(Map.of(), Map.of(), Map.of(), expired, n);
+    if (!seqs.isEmpty()) {
+      PreparedStatement expire = tx.prepare(EXPIRE_BY_SEQ);
+      expire.setArray(1, tx.array("bigint", seqs.toArray()));
+      if (expire.executeUpdate() != seqs.size()) {
+        throw new SQLException("TTL expiry lost rows it had locked");
+      }
+    }
+    return new ReapResult(Map.of(), Map.of(), Map.of(), expired, seqs.size());
   }
 
   static int deleteExpired(PgTx tx, Instant before, int limit) throws SQLException {
-    PreparedStatement ps =
-        tx.prepare(
-            "DELETE FROM messages WHERE seq IN (SELECT seq FROM messages WHERE state = 2"
-                + " AND expires_at <= ? LIMIT ? FOR UPDATE SKIP LOCKED)"
-                + " RETURNING queue, state, original_queue");
+    PreparedStatement ps = tx.prepare(DELETE_EXPIRED);
     ps.setLong(1, before.toEpochMilli());
     ps.setInt(2, limit);
     int n = 0;
@@ -95,10 +110,7 @@ final class PgReap {
   }
 
   static int pruneIdempotency(PgTx tx, Instant now, int limit) throws SQLException {
-    PreparedStatement ps =
-        tx.prepare(
-            "DELETE FROM idempotency WHERE (queue, ikey) IN (SELECT queue, ikey FROM idempotency"
-                + " WHERE expires_at <= ? LIMIT ? FOR UPDATE SKIP LOCKED)");
+    PreparedStatement ps = tx.prepare(PRUNE_IDEMPOTENCY);
     ps.setLong(1, now.toEpochMilli());
     ps.setInt(2, limit);
     return ps.executeUpdate();
