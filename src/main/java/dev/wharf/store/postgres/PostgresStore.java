@@ -73,7 +73,10 @@ public final class PostgresStore implements Store {
     }
     String schemaPrefix = schema + "|";
     String prefix = schemaPrefix + node + "|";
-    int lanes = Math.max(1, Math.min(4, settings.poolSize() / 2));
+    // Two lanes overlap one commit's WAL flush with the next batch; more only contend for the
+    // table's extension lock and the same CPU (measured on 2 cores with PostgreSQL on loopback:
+    // 4 lanes 10k single publishes/s and 19k consumed/s, 2 lanes 28k and 24k).
+    int lanes = Math.max(1, Math.min(2, settings.poolSize() / 2));
     int stripeBase = ThreadLocalRandom.current().nextInt(PgCounters.STRIPES);
     try {
       reads = new PgReads(settings, Math.max(1, settings.poolSize() - lanes));
