@@ -51,6 +51,11 @@ public final class Bench implements Callable<Integer> {
   @Option(names = "--consumers", defaultValue = "0", description = "consume: consumers (0 = clients/2)")
   int consumers;
 
+  @Option(names = "--backlog", defaultValue = "-1",
+      description = "consume: publishers wait while this many messages are published and not yet"
+          + " acked; 0 = never wait (the backlog grows all run); default 2 x clients x max(batch, 16)")
+  long backlog;
+
   @Option(names = "--rate", defaultValue = "0",
       description = "latency: publishes per second (default: half the measured publish peak)")
   double rate;
@@ -110,7 +115,7 @@ public final class Bench implements Callable<Integer> {
     }
     long pid = serverPid > 0 ? serverPid : ServerProcess.pidListeningOn(port);
     Options o = new Options(seconds, warmup, clients, batch, publishers, consumers, rate, polls,
-        pid);
+        pid, backlog);
     System.out.printf("wharf bench: 127.0.0.1:%d (server pid %s), %s client on %s threads, %d"
         + " cores%n", port, pid > 0 ? pid : "unknown", client, threads,
         Runtime.getRuntime().availableProcessors());

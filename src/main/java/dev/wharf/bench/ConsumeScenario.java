@@ -8,6 +8,9 @@ import java.util.concurrent.atomic.AtomicReference;
 /**
  * {@code consume}: consumers receive batches of B and ack them while publishers keep publishing
  * batches of B (single publishes when B is 1), so the figure is a steady state, not a drain.
+ * Publishers wait while the backlog (published, not yet acked) is over its bound, so in the
+ * steady state they publish as fast as consumers consume; with a bound of 0 they never wait, the
+ * backlog grows for the whole run, and consumers share the server with faster publishers.
  */
 final class ConsumeScenario {
   private ConsumeScenario() {}
@@ -21,38 +24,51 @@ final class ConsumeScenario {
     byte[] receiveBody = Payloads.receive(batch, "1s");
     int publishers = o.publishers() > 0 ? o.publishers() : Math.max(1, o.clients() / 2);
     int consumers = o.consumers() > 0 ? o.consumers() : Math.max(1, o.clients() / 2);
+    long bound = o.backlog() >= 0 ? o.backlog() : defaultBacklog(publishers, consumers, batch);
+    Backlog backlog = new Backlog(bound);
     try {
       Phase phase = new Phase(o.warmup(), o.seconds());
       AtomicReference<Tally> published = new AtomicReference<>();
       Thread pubThread =
           target.start("bench-publishers", () -> published.set(Tally.merge(Workers.tallies(
               Workers.run(target, publishers, phase,
-                  () -> PublishScenario.publisher(phase, messages, publishBody, batch))))));
+                  () -> PublishScenario.publisher(
+                      phase, messages, publishBody, batch, backlog))))));
       List<Consumer> cons =
           Workers.run(target, consumers, phase,
-              () -> new Consumer(phase, receive, ack, receiveBody));
+              () -> new Consumer(phase, receive, ack, receiveBody, backlog));
       Workers.joinAll(List.of(pubThread));
       Tally received = Tally.merge(Workers.tallies(cons));
       Tally acked = Tally.merge(cons.stream().map(c -> c.acks).toList());
       Result r = new Result("consume-batch-" + batch)
           .put("batch", batch).put("publishers", publishers).put("consumers", consumers)
-          .put("seconds", o.seconds());
-      r.line(String.format("%d publishers, %d consumers, batch %d, %.0f s measured after %.0f s"
-          + " warm-up", publishers, consumers, batch, o.seconds(), o.warmup()));
+          .put("seconds", o.seconds()).put("backlog_bound", bound);
+      r.line(String.format("%d publishers, %d consumers, batch %d, backlog bound %s, %.0f s"
+          + " measured after %.0f s warm-up", publishers, consumers, batch,
+          bound == 0 ? "none" : bound + " messages", o.seconds(), o.warmup()));
       r.rates("publish", published.get(), o.seconds());
       r.rates("receive", received, o.seconds());
       r.rates("ack", acked, o.seconds());
       r.put("consumed_msg_per_s", Result.round(acked.messages / o.seconds()));
       JsonNode stats = target.stats(queue);
       if (stats != null) {
-        long backlog = stats.path("ready").asLong() + stats.path("leased").asLong();
-        r.put("backlog_at_end", backlog);
-        r.line("backlog at end: " + backlog + " messages");
+        long left = stats.path("ready").asLong() + stats.path("leased").asLong();
+        r.put("backlog_at_end", left);
+        r.line("backlog at end: " + left + " messages");
       }
       return r;
     } finally {
       target.deleteQueue(queue);
     }
+  }
+
+  /**
+   * Enough that consumers rarely find the queue empty: every client's batch in flight twice over,
+   * and for small batches at least 16 messages a client (with 128 in all, batch-1 consumers spent
+   * a third of their polls waiting for publishes still on their way to disk).
+   */
+  static long defaultBacklog(int publishers, int consumers, int batch) {
+    return 2L * (publishers + consumers) * Math.max(batch, 16);
   }
 
   /** Receives (long-polling up to 1 s) and acks what it got; the tally counts receives. */
@@ -62,12 +78,14 @@ final class ConsumeScenario {
     private final String receive;
     private final String ack;
     private final byte[] receiveBody;
+    private final Backlog backlog;
 
-    Consumer(Phase phase, String receive, String ack, byte[] receiveBody) {
+    Consumer(Phase phase, String receive, String ack, byte[] receiveBody, Backlog backlog) {
       this.phase = phase;
       this.receive = receive;
       this.ack = ack;
       this.receiveBody = receiveBody;
+      this.backlog = backlog;
     }
 
     @Override
@@ -91,7 +109,10 @@ final class ConsumeScenario {
       long ackEnded = System.nanoTime();
       if (!a.ok()) {
         acks.error("http " + a.status());
-      } else if (phase.measuring(ackStarted)) {
+        return;
+      }
+      backlog.acked(got.size());
+      if (phase.measuring(ackStarted)) {
         acks.ok(ackStarted, ackEnded, got.size());
       }
     }

@@ -15,4 +15,5 @@ record Options(
     int consumers,
     double rate,
     int polls,
-    long serverPid) {}
+    long serverPid,
+    long backlog) {}

@@ -40,15 +40,27 @@ final class PublishScenario {
 
   /** A client that posts the same publish request in a loop. */
   static Workers.Worker publisher(Phase phase, String path, byte[] body, int perRequest) {
+    return publisher(phase, path, body, perRequest, new Backlog(0));
+  }
+
+  /** A publisher that waits for room in {@code backlog} before each request. */
+  static Workers.Worker publisher(
+      Phase phase, String path, byte[] body, int perRequest, Backlog backlog) {
     return new Workers.Worker() {
       @Override
       void once(HttpConn conn) throws IOException {
+        if (!backlog.take(phase, perRequest)) {
+          return;
+        }
         long started = System.nanoTime();
         HttpConn.Response r = conn.send("POST", path, body);
         long ended = System.nanoTime();
         if (!r.ok()) {
+          backlog.unused(perRequest);
           tally.error("http " + r.status());
-        } else if (phase.measuring(started)) {
+          return;
+        }
+        if (phase.measuring(started)) {
           tally.ok(started, ended, perRequest);
         }
       }
