@@ -1,5 +1,6 @@
 package dev.wharf.store.sqlite;
 
+import dev.wharf.store.Delivery;
 import dev.wharf.store.StoreException;
 import java.sql.Connection;
 import java.sql.PreparedStatement;
@@ -8,6 +9,9 @@ import java.util.ArrayList;
 import java.util.HashMap;
 import java.util.List;
 import java.util.Map;
+import java.util.Set;
+import java.util.HashSet;
+import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.CompletionException;
 import java.util.concurrent.LinkedBlockingQueue;
@@ -26,6 +30,12 @@ import java.util.logging.Logger;
  * are on disk; a later batch that reads an earlier one's rows is answered after a sync that covers
  * both, since the WAL is written in order.
  *
+ * <p>A claim is answered as soon as its batch commits when every message it leases is already
+ * durable: published in a batch an fsync has covered, and not key-upserted since. The lease
+ * itself may still be in flight, which DESIGN §4 allows: after a crash such a message is simply
+ * ready again. Only a claim of a message whose publish is not yet on disk waits for the fsync.
+ * The writer assigns message seqs itself ({@link Tx#nextSeq()}), so it knows which are durable.
+ *
  * <p>If an operation fails, the batch is rolled back and its operations are retried one per
  * transaction, so one bad operation fails alone.
  */
@@ -37,15 +47,31 @@ final class GroupCommitWriter implements AutoCloseable {
     T apply(Tx tx) throws SQLException;
   }
 
-  /** What an operation sees: the connection, cached statements, and the batch's counter delta. */
+  /**
+   * What an operation sees: the connection, cached statements, the batch's counter delta, and the
+   * seqs it hands out to new messages or changes by key.
+   */
   static final class Tx {
     final Connection conn;
     private final Map<String, PreparedStatement> statements;
     Counters.Delta delta = new Counters.Delta();
+    private long nextSeq;
+    private final Set<Long> upserted = new HashSet<>();
 
-    Tx(Connection conn, Map<String, PreparedStatement> statements) {
+    Tx(Connection conn, Map<String, PreparedStatement> statements, long nextSeq) {
       this.conn = conn;
       this.statements = statements;
+      this.nextSeq = nextSeq;
+    }
+
+    /** The seq of a new message: publish order, and the row's key. */
+    long nextSeq() {
+      return nextSeq++;
+    }
+
+    /** A ready message whose payload this batch replaced by key. */
+    void upserted(long seq) {
+      upserted.add(seq);
     }
 
     PreparedStatement prepare(String sql) throws SQLException {
@@ -59,10 +85,10 @@ final class GroupCommitWriter implements AutoCloseable {
   }
 
   /**
-   * @param emptyIsFinal an empty list from this operation wrote nothing and promises nothing (a
-   *     claim that found no message), so it is answered at once instead of after the next fsync
+   * @param claim its result is a list of deliveries that may be answered before the fsync when
+   *     every message in it is already durable (an empty one always is)
    */
-  private record Pending<T>(Op<T> op, CompletableFuture<T> done, boolean emptyIsFinal) {}
+  private record Pending<T>(Op<T> op, CompletableFuture<T> done, boolean claim) {}
 
   private final Connection conn;
   private final Counters counters;
@@ -74,6 +100,10 @@ final class GroupCommitWriter implements AutoCloseable {
   private final Thread thread;
   private final Thread syncer;
   private volatile boolean running = true;
+  /** The highest seq whose publish an fsync has covered. */
+  private volatile long durableSeq;
+  /** Seqs replaced by key in batches not yet covered by an fsync. */
+  private final Set<Long> upsertsInFlight = ConcurrentHashMap.newKeySet();
 
   /** Makes committed WAL frames durable; {@link #sync()} returns once they are on disk. */
   interface WalSync {
@@ -85,15 +115,24 @@ final class GroupCommitWriter implements AutoCloseable {
     void run(Connection conn) throws SQLException;
   }
 
+  /**
+   * @param nextSeq the first seq to hand out: one past the highest in the database, all of which
+   *     is durable
+   */
   GroupCommitWriter(
-      Connection conn, Counters counters, WalSync walSync, BetweenBatches betweenBatches)
+      Connection conn,
+      Counters counters,
+      WalSync walSync,
+      BetweenBatches betweenBatches,
+      long nextSeq)
       throws SQLException {
     this.conn = conn;
     this.counters = counters;
     this.walSync = walSync;
     this.betweenBatches = betweenBatches;
     conn.setAutoCommit(false);
-    this.tx = new Tx(conn, new HashMap<>());
+    this.tx = new Tx(conn, new HashMap<>(), nextSeq);
+    this.durableSeq = nextSeq - 1;
     this.thread = Thread.ofPlatform().name("wharf-sqlite-writer").daemon().start(this::loop);
     this.syncer = Thread.ofPlatform().name("wharf-sqlite-fsync").daemon().start(this::syncLoop);
   }
@@ -124,13 +163,24 @@ final class GroupCommitWriter implements AutoCloseable {
         ready.clear();
         continue;
       }
+      for (Runnable r : ready) {
+        if (r instanceof Completion c) {
+          durableSeq = Math.max(durableSeq, c.maxSeq());
+          upsertsInFlight.removeAll(c.upserted());
+        }
+      }
       ready.forEach(Runnable::run);
       ready.clear();
     }
   }
 
-  /** Answers for one committed batch, run once the fsync covering it returned. */
-  private record Completion(List<Pending<?>> batch, Object[] results) implements Runnable {
+  /**
+   * Answers for one committed batch, run once the fsync covering it returned, with what that
+   * fsync made durable: messages up to {@code maxSeq}, and the key upserts of the batch.
+   */
+  private record Completion(
+      List<Pending<?>> batch, Object[] results, long maxSeq, Set<Long> upserted)
+      implements Runnable {
     @Override
     public void run() {
       for (int i = 0; i < batch.size(); i++) {
@@ -148,12 +198,15 @@ final class GroupCommitWriter implements AutoCloseable {
     return submit(op, false);
   }
 
-  /** Like {@link #submit(Op)}; an empty list as result is answered without waiting for fsync. */
-  <T> T submitWhereEmptyIsFinal(Op<T> op) {
+  /**
+   * Like {@link #submit(Op)} for a claim: answered at commit, without waiting for the fsync, when
+   * every message it leases is already durable.
+   */
+  List<Delivery> submitClaim(Op<List<Delivery>> op) {
     return submit(op, true);
   }
 
-  private <T> T submit(Op<T> op, boolean emptyIsFinal) {
+  private <T> T submit(Op<T> op, boolean claim) {
     if (Thread.currentThread() == thread) {
       // Re-entrant call from inside an operation: it joins the transaction under way.
       try {
@@ -166,7 +219,7 @@ final class GroupCommitWriter implements AutoCloseable {
       throw new StoreException("store is closed");
     }
     CompletableFuture<T> done = new CompletableFuture<>();
-    queue.add(new Pending<>(op, done, emptyIsFinal));
+    queue.add(new Pending<>(op, done, claim));
     try {
       return done.join();
     } catch (CompletionException e) {
@@ -208,6 +261,7 @@ final class GroupCommitWriter implements AutoCloseable {
   private void runBatch(List<Pending<?>> batch) {
     Object[] results = new Object[batch.size()];
     tx.delta = new Counters.Delta();
+    tx.upserted.clear();
     try {
       for (int i = 0; i < batch.size(); i++) {
         results[i] = batch.get(i).op().apply(tx);
@@ -226,20 +280,38 @@ final class GroupCommitWriter implements AutoCloseable {
       return;
     }
     tx.delta.applyTo(counters);
+    Set<Long> upserted = Set.copyOf(tx.upserted);
+    upsertsInFlight.addAll(upserted);
     List<Pending<?>> durable = new ArrayList<>(batch.size());
     List<Object> durableResults = new ArrayList<>(batch.size());
+    boolean leasedEarly = false;
     for (int i = 0; i < batch.size(); i++) {
       Pending<?> p = batch.get(i);
-      if (p.emptyIsFinal() && results[i] instanceof List<?> l && l.isEmpty()) {
+      if (p.claim() && onDiskAlready((List<?>) results[i])) {
         complete(p, results[i]);
+        leasedEarly |= !((List<?>) results[i]).isEmpty();
       } else {
         durable.add(p);
         durableResults.add(results[i]);
       }
     }
-    if (!durable.isEmpty()) {
-      committed.add(new Completion(durable, durableResults.toArray()));
+    // Leases answered early still go to disk with the next fsync; a batch of empty claims wrote
+    // nothing and needs none.
+    if (!durable.isEmpty() || leasedEarly) {
+      committed.add(new Completion(durable, durableResults.toArray(), tx.nextSeq - 1, upserted));
     }
+  }
+
+  /** Whether every message a claim leased was published (and last changed by key) on disk. */
+  private boolean onDiskAlready(List<?> deliveries) {
+    long durable = durableSeq;
+    for (Object o : deliveries) {
+      long seq = ((Delivery) o).message().seq();
+      if (seq > durable || upsertsInFlight.contains(seq)) {
+        return false;
+      }
+    }
+    return true;
   }
 
   @SuppressWarnings("unchecked")

@@ -99,25 +99,27 @@ final class SqlitePublishAndClaim {
     if (upd.executeUpdate() != 1) {
       throw new SQLException("key upsert lost its row " + seq);
     }
+    tx.upserted(seq);
     return new PublishResult(id, false, true);
   }
 
   private static void insert(Tx tx, String queue, NewMessage m, long now) throws SQLException {
     PreparedStatement ps =
         tx.prepare(
-            "INSERT INTO messages(id, queue, state, content_type, payload, headers, metadata,"
+            "INSERT INTO messages(seq, id, queue, state, content_type, payload, headers, metadata,"
                 + " attempt, published_at, visible_at, expires_at, msg_key)"
-                + " VALUES (?, ?, 0, ?, ?, ?, ?, 0, ?, ?, ?, ?)");
-    ps.setString(1, m.id());
-    ps.setString(2, queue);
-    ps.setInt(3, MessageRows.contentType(m.contentType()));
-    ps.setBytes(4, m.payload());
-    ps.setString(5, MessageRows.headers(m.headers()));
-    ps.setString(6, m.metadata());
-    ps.setLong(7, now);
-    ps.setLong(8, m.visibleAt().toEpochMilli());
-    setNullableLong(ps, 9, MessageRows.millis(m.expiresAt()));
-    ps.setString(10, m.key());
+                + " VALUES (?, ?, ?, 0, ?, ?, ?, ?, 0, ?, ?, ?, ?)");
+    ps.setLong(1, tx.nextSeq());
+    ps.setString(2, m.id());
+    ps.setString(3, queue);
+    ps.setInt(4, MessageRows.contentType(m.contentType()));
+    ps.setBytes(5, m.payload());
+    ps.setString(6, MessageRows.headers(m.headers()));
+    ps.setString(7, m.metadata());
+    ps.setLong(8, now);
+    ps.setLong(9, m.visibleAt().toEpochMilli());
+    setNullableLong(ps, 10, MessageRows.millis(m.expiresAt()));
+    ps.setString(11, m.key());
     ps.executeUpdate();
     tx.delta.add(queue, READY, null, 1);
   }

@@ -50,15 +50,22 @@ public final class SqliteStore implements Store {
   private ReadPool reads;
 
   private final long walRestartFrames;
+  private final GroupCommitWriter.WalSync beforeSync;
 
   public SqliteStore(Path file) {
-    this(file, Checkpointer.RESTART_FRAMES);
+    this(file, Checkpointer.RESTART_FRAMES, () -> {});
   }
 
   /** With the WAL restarted past {@code walRestartFrames} pages (tests use a small WAL). */
   SqliteStore(Path file, long walRestartFrames) {
+    this(file, walRestartFrames, () -> {});
+  }
+
+  /** With {@code beforeSync} run before every fsync of the WAL (tests hold fsyncs back). */
+  SqliteStore(Path file, long walRestartFrames, GroupCommitWriter.WalSync beforeSync) {
     this.file = file;
     this.walRestartFrames = walRestartFrames;
+    this.beforeSync = beforeSync;
   }
 
   @Override
@@ -85,11 +92,26 @@ public final class SqliteStore implements Store {
       checkpointer = new Checkpointer(url, walRestartFrames);
       writer =
           new GroupCommitWriter(
-              writeConn, counters, () -> wal.force(false), checkpointer::restartIfLarge);
+              writeConn,
+              counters,
+              () -> {
+                beforeSync.sync();
+                wal.force(false);
+              },
+              checkpointer::restartIfLarge,
+              nextSeq(writeConn));
       reads = new ReadPool(url, 4);
     } catch (SQLException | IOException e) {
       close();
       throw new StoreException("cannot open " + file + ": " + e.getMessage(), e);
+    }
+  }
+
+  private static long nextSeq(Connection c) throws SQLException {
+    try (Statement s = c.createStatement();
+        ResultSet rs = s.executeQuery("SELECT coalesce(max(seq), 0) + 1 FROM messages")) {
+      rs.next();
+      return rs.getLong(1);
     }
   }
 
@@ -248,7 +270,7 @@ public final class SqliteStore implements Store {
   @Override
   public List<Delivery> messagesClaim(ClaimRequest request) {
     // A claim that found nothing needs no fsync: it changed nothing and promises nothing.
-    return writer.submitWhereEmptyIsFinal(tx -> SqlitePublishAndClaim.claim(tx, request));
+    return writer.submitClaim(tx -> SqlitePublishAndClaim.claim(tx, request));
   }
 
   @Override

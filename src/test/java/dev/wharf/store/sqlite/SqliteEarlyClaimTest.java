@@ -1,0 +1,126 @@
+package dev.wharf.store.sqlite;
+
+import static org.assertj.core.api.Assertions.assertThat;
+
+import dev.wharf.store.ClaimRequest;
+import dev.wharf.store.ContentType;
+import dev.wharf.store.Delivery;
+import dev.wharf.store.NewMessage;
+import dev.wharf.store.PublishBatch;
+import dev.wharf.store.PublishResult;
+import dev.wharf.store.QueueRecord;
+import java.nio.file.Path;
+import java.time.Instant;
+import java.util.List;
+import java.util.Map;
+import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.CountDownLatch;
+import java.util.concurrent.TimeUnit;
+import org.junit.jupiter.api.AfterEach;
+import org.junit.jupiter.api.BeforeEach;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.io.TempDir;
+
+/**
+ * A claim is answered at commit when the messages it leases are already on disk, and only after
+ * the fsync when one of them is not: a consumer must never hold a message a crash could lose.
+ */
+class SqliteEarlyClaimTest {
+  private static final Instant NOW = Instant.parse("2026-01-01T00:00:00Z");
+
+  @TempDir Path dir;
+  private final SyncGate gate = new SyncGate();
+  private SqliteStore store;
+
+  @BeforeEach
+  void open() {
+    store = new SqliteStore(dir.resolve("wharf.db"), Checkpointer.RESTART_FRAMES, gate);
+    store.start();
+    store.queuesPut(new QueueRecord("q", "{}", null));
+  }
+
+  @AfterEach
+  void close() {
+    gate.open();
+    store.close();
+  }
+
+  @Test
+  void claimOfADurableMessageIsAnsweredWhileFsyncsAreHeldBack() throws Exception {
+    publish("durable");
+    gate.close();
+
+    List<Delivery> got = CompletableFuture.supplyAsync(this::claim).get(5, TimeUnit.SECONDS);
+
+    assertThat(got).extracting(d -> d.message().id()).containsExactly("durable");
+  }
+
+  @Test
+  void claimOfAMessageNotYetOnDiskWaitsForTheFsync() throws Exception {
+    gate.close();
+    CompletableFuture<PublishResult> publishing =
+        CompletableFuture.supplyAsync(() -> publish("in-flight"));
+    CompletableFuture<List<Delivery>> claiming =
+        CompletableFuture.supplyAsync(
+            () -> {
+              // The publish commits before its fsync; keep claiming until the claim finds it.
+              List<Delivery> got;
+              do {
+                got = claim();
+              } while (got.isEmpty());
+              return got;
+            });
+    awaitLeased(1);
+
+    // Leased in a committed batch, yet neither answer may go out before the fsync.
+    assertThat(claiming).isNotDone();
+    assertThat(publishing).isNotDone();
+
+    gate.open();
+    assertThat(claiming.get(5, TimeUnit.SECONDS))
+        .extracting(d -> d.message().id())
+        .containsExactly("in-flight");
+    assertThat(publishing.get(5, TimeUnit.SECONDS).id()).isEqualTo("in-flight");
+  }
+
+  private PublishResult publish(String id) {
+    NewMessage m =
+        new NewMessage(id, ContentType.TEXT, new byte[] {'x'}, Map.of(), null, NOW, null, null,
+            null);
+    return store.messagesPublish(new PublishBatch("q", List.of(m), NOW, NOW)).get(0);
+  }
+
+  private List<Delivery> claim() {
+    return store.messagesClaim(new ClaimRequest("q", 10, NOW, NOW.plusSeconds(60)));
+  }
+
+  private void awaitLeased(long n) throws InterruptedException {
+    long deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(5);
+    while (store.queueCounts("q", NOW).leased() < n) {
+      assertThat(System.nanoTime()).as("leased in time").isLessThan(deadline);
+      Thread.sleep(1);
+    }
+  }
+
+  /** Holds every fsync of the WAL while closed. */
+  private static final class SyncGate implements GroupCommitWriter.WalSync {
+    private volatile CountDownLatch open = new CountDownLatch(0);
+
+    void close() {
+      open = new CountDownLatch(1);
+    }
+
+    void open() {
+      open.countDown();
+    }
+
+    @Override
+    public void sync() {
+      try {
+        open.await();
+      } catch (InterruptedException e) {
+        Thread.currentThread().interrupt();
+      }
+    }
+  }
+}
