@@ -24,14 +24,17 @@ final class ChildProcess implements AutoCloseable {
     this.port = port;
   }
 
-  /** Starts a server on {@code db} and waits until it prints its port. */
-  static ChildProcess start(Path db, Path log) throws IOException, InterruptedException {
+  /**
+   * Starts a server on {@code storage} (a SQLite file, or {@code postgres:<jdbc url>}) and waits
+   * until it prints its port.
+   */
+  static ChildProcess start(String storage, Path log) throws IOException, InterruptedException {
     String java = Path.of(System.getProperty("java.home"), "bin", "java").toString();
     Process p =
         new ProcessBuilder(List.of(java, "--enable-native-access=ALL-UNNAMED", "-Xmx256m",
                 "-XX:+UseSerialGC", "-XX:TieredStopAtLevel=1",
                 "-cp", System.getProperty("java.class.path"),
-                ChildServer.class.getName(), db.toString()))
+                ChildServer.class.getName(), storage))
             .redirectError(log.toFile())
             .start();
     BufferedReader out =

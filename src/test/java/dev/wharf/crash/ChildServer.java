@@ -4,6 +4,9 @@ import dev.wharf.core.Broker;
 import dev.wharf.core.BrokerOptions;
 import dev.wharf.http.HttpSettings;
 import dev.wharf.http.WharfHttp;
+import dev.wharf.store.Store;
+import dev.wharf.store.postgres.PostgresSettings;
+import dev.wharf.store.postgres.PostgresStore;
 import dev.wharf.store.sqlite.SqliteStore;
 import io.micrometer.prometheusmetrics.PrometheusConfig;
 import io.micrometer.prometheusmetrics.PrometheusMeterRegistry;
@@ -12,15 +15,22 @@ import java.nio.file.Path;
 import java.time.InstantSource;
 
 /**
- * The server the crash test kills: SQLite on the given file, the broker on the real clock, the
- * HTTP server on an ephemeral port that it prints as {@code PORT <n>}. It exits when its stdin
- * closes, so it never outlives the test that started it.
+ * The server the crash test kills: SQLite on the given file (or PostgreSQL, for an argument
+ * {@code postgres:<jdbc url>}), the broker on the real clock, the HTTP server on an ephemeral port
+ * that it prints as {@code PORT <n>}. It exits when its stdin closes, so it never outlives the
+ * test that started it.
  */
 public final class ChildServer {
+  static final String POSTGRES = "postgres:";
+
   private ChildServer() {}
 
   public static void main(String[] args) throws Exception {
-    SqliteStore store = new SqliteStore(Path.of(args[0]));
+    Store store =
+        args[0].startsWith(POSTGRES)
+            ? new PostgresStore(
+                new PostgresSettings(args[0].substring(POSTGRES.length()), null, null, 4))
+            : new SqliteStore(Path.of(args[0]));
     store.start();
     PrometheusMeterRegistry registry = new PrometheusMeterRegistry(PrometheusConfig.DEFAULT);
     Broker broker = new Broker(store, InstantSource.system(), BrokerOptions.defaults(), registry);

@@ -5,6 +5,8 @@ import static org.assertj.core.api.Assertions.assertThat;
 import com.fasterxml.jackson.databind.JsonNode;
 import dev.wharf.bench.HttpConn;
 import dev.wharf.bench.MiniHttp;
+import dev.wharf.store.postgres.PostgresSettings;
+import dev.wharf.store.postgres.TestDatabase;
 import java.io.IOException;
 import java.nio.file.Path;
 import java.util.HashSet;
@@ -15,15 +17,16 @@ import java.util.Set;
 import java.util.concurrent.TimeUnit;
 import java.util.function.LongSupplier;
 import org.junit.jupiter.api.Tag;
-import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.Timeout;
 import org.junit.jupiter.api.io.TempDir;
+import org.junit.jupiter.params.ParameterizedTest;
+import org.junit.jupiter.params.provider.ValueSource;
 
 /**
  * Kills a server JVM with SIGKILL under publish and consume load, several times, restarting it on
- * the same SQLite file, then drains what is left and checks the promises made over HTTP: nothing
- * published with a 2xx is lost (through crashes, lease expiry or DLQ moves), nothing acked with a
- * 2xx comes back.
+ * the same database (a SQLite file, or a PostgreSQL schema), then drains what is left and checks
+ * the promises made over HTTP: nothing published with a 2xx is lost (through crashes, lease expiry
+ * or DLQ moves), nothing acked with a 2xx comes back.
  */
 @Tag("crash")
 class KillNineCrashTest {
@@ -33,12 +36,24 @@ class KillNineCrashTest {
   private static final long PROGRESS_TIMEOUT_MS = 20_000;
   private static final long DRAIN_TIMEOUT_MS = 30_000;
 
-  @Test
+  @ParameterizedTest(name = "{0}")
+  @ValueSource(strings = {"sqlite", "postgres"})
   @Timeout(value = 180, unit = TimeUnit.SECONDS)
-  void nothingAcknowledgedIsLostAcrossKillNine(@TempDir Path dir) throws Exception {
+  void nothingAcknowledgedIsLostAcrossKillNine(String backend, @TempDir Path dir)
+      throws Exception {
+    PostgresSettings pg = backend.equals("postgres") ? TestDatabase.freshSchema(4) : null;
+    try {
+      run(pg == null ? dir.resolve("wharf.db").toString() : ChildServer.POSTGRES + pg.url(), dir);
+    } finally {
+      if (pg != null) {
+        TestDatabase.dropSchema(TestDatabase.schemaOf(pg));
+      }
+    }
+  }
+
+  private void run(String db, Path dir) throws Exception {
     long seed = System.nanoTime();
     Random random = new Random(seed);
-    Path db = dir.resolve("wharf.db");
     Ledger ledger = new Ledger();
     ServerSlot slot = new ServerSlot();
     CrashClients clients = new CrashClients(slot, ledger, QUEUE);
