@@ -47,6 +47,15 @@ public final class RequestBodies {
     return obj;
   }
 
+  /** The raw body, for a handler that parses it itself; an empty or blank one is a 400. */
+  public byte[] required(ServerRequest req) {
+    byte[] bytes = read(req);
+    if (bytes.length == 0 || isBlank(bytes)) {
+      throw ApiError.invalidBody("a JSON body is required");
+    }
+    return bytes;
+  }
+
   /** The raw body, at most the configured number of bytes. */
   public byte[] read(ServerRequest req) {
     checkMediaType(req);

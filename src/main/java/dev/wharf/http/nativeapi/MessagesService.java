@@ -4,7 +4,6 @@ import static dev.wharf.http.Endpoints.Guard.DATA;
 import static dev.wharf.http.Endpoints.Guard.MANAGEMENT;
 
 import com.fasterxml.jackson.core.JsonGenerator;
-import com.fasterxml.jackson.databind.node.ObjectNode;
 import dev.wharf.core.Broker;
 import dev.wharf.http.ApiError;
 import dev.wharf.http.Endpoints;
@@ -52,9 +51,9 @@ public final class MessagesService implements HttpService {
   }
 
   private void publish(ServerRequest req, ServerResponse res) {
-    ObjectNode body = bodies.object(req, true);
-    List<PublishResult> results = broker.publish(Routes.queue(req), PublishParser.parse(body));
-    if (!PublishParser.isBatch(body)) {
+    PublishParser.Parsed parsed = PublishParser.parse(bodies.required(req));
+    List<PublishResult> results = broker.publish(Routes.queue(req), parsed.messages());
+    if (!parsed.batch()) {
       Replies.send(res, 201, g -> result(g, results.get(0)));
       return;
     }

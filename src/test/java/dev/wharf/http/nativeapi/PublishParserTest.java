@@ -1,0 +1,88 @@
+package dev.wharf.http.nativeapi;
+
+import static org.assertj.core.api.Assertions.assertThat;
+
+import dev.wharf.core.Publish;
+import dev.wharf.http.ApiError;
+import java.nio.charset.StandardCharsets;
+import org.junit.jupiter.api.Test;
+
+class PublishParserTest {
+  @Test
+  void aJsonObjectOrArrayBodyIsKeptAsTheBytesSent() {
+    String body = "{\"a\": [1, 2.50, \"x\\u00e9\", {\"b\": null}],  \"c\" : \"ü\"}";
+    PublishParser.Parsed one = parse("{\"headers\": {\"h\": \"v\"}, \"body\": " + body + "}");
+
+    assertThat(one.batch()).isFalse();
+    assertThat(text(one.messages().get(0))).isEqualTo(body);
+    assertThat(one.messages().get(0).headers()).containsEntry("h", "v");
+  }
+
+  @Test
+  void batchBodiesAreKeptOneByOne() {
+    PublishParser.Parsed b =
+        parse("{\"messages\": [{\"body\": [1,2]}, {\"delay\": \"1s\", \"body\": {\"k\": 1}},"
+            + " {\"body\": 7.50}, {\"body\": \"t\", \"content_type\": \"text\"}]}");
+
+    assertThat(b.batch()).isTrue();
+    assertThat(b.messages()).extracting(PublishParserTest::text)
+        .containsExactly("[1,2]", "{\"k\": 1}", "7.50", "t");
+    assertThat(b.messages().get(1).delay()).hasSeconds(1);
+  }
+
+  @Test
+  void whatTheParserSkipsIsStillValidated() {
+    byte[] badUtf8 = "{\"body\": {\"a\": \"\u00ff\u00ff\"}}".getBytes(StandardCharsets.ISO_8859_1);
+    assertThat(error(badUtf8)).contains("malformed JSON");
+    assertThat(error("{\"body\": {\"a\": \"\\q\"}}")).contains("malformed JSON");
+    assertThat(error("{\"body\": {\"a\": 1, \"a\": 2}}")).contains("malformed JSON");
+    assertThat(error("{\"body\": {\"a\": 1,}}")).contains("malformed JSON");
+    assertThat(error("{\"body\": [1, 2}")).contains("malformed JSON");
+    assertThat(error("{\"body\": {\"a\": 1}} {}")).contains("malformed JSON");
+  }
+
+  @Test
+  void aStructuredBodyIsNoTextOrBytes() {
+    assertThat(error("{\"body\": {\"a\": 1}, \"content_type\": \"text\"}")).contains("string");
+    assertThat(error("{\"body\": [1], \"content_type\": \"bytes\"}")).contains("base64");
+  }
+
+  @Test
+  void fieldsAreCheckedByPathAsBefore() {
+    assertThat(error("{\"messages\": [{\"body\": 1}, {\"body\": 1, \"x\": 1}]}"))
+        .contains("messages[1].x");
+    assertThat(error("{\"messages\": [{\"body\": 1}], \"body\": 1}")).contains("\"body\"");
+    assertThat(error("{\"messages\": [{}]}")).contains("messages[0].body is required");
+    assertThat(error("{\"messages\": [1]}")).contains("messages[0] must be an object");
+    assertThat(error("{\"messages\": {}}")).contains("messages must be an array");
+    assertThat(error("[1]")).contains("must be a JSON object");
+  }
+
+  private static PublishParser.Parsed parse(String json) {
+    return PublishParser.parse(json.getBytes(StandardCharsets.UTF_8));
+  }
+
+  private static String text(Publish p) {
+    return new String(p.payload(), StandardCharsets.UTF_8);
+  }
+
+  private static String error(String json) {
+    return error(json.getBytes(StandardCharsets.UTF_8));
+  }
+
+  private static String error(byte[] json) {
+    Throwable t = catchIt(json);
+    assertThat(t).isInstanceOf(ApiError.class);
+    assertThat(((ApiError) t).status()).isEqualTo(400);
+    return ((ApiError) t).detail();
+  }
+
+  private static Throwable catchIt(byte[] json) {
+    try {
+      PublishParser.parse(json);
+    } catch (RuntimeException e) {
+      return e;
+    }
+    throw new AssertionError("no error for " + new String(json, StandardCharsets.UTF_8));
+  }
+}
