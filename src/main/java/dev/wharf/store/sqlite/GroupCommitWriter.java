@@ -7,13 +7,13 @@ import java.sql.PreparedStatement;
 import java.sql.SQLException;
 import java.util.ArrayList;
 import java.util.HashMap;
+import java.util.HashSet;
 import java.util.List;
 import java.util.Map;
 import java.util.Set;
-import java.util.HashSet;
-import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.CompletionException;
+import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.LinkedBlockingQueue;
 import java.util.logging.Level;
 import java.util.logging.Logger;
@@ -102,8 +102,12 @@ final class GroupCommitWriter implements AutoCloseable {
   private volatile boolean running = true;
   /** The highest seq whose publish an fsync has covered. */
   private volatile long durableSeq;
-  /** Seqs replaced by key in batches not yet covered by an fsync. */
-  private final Set<Long> upsertsInFlight = ConcurrentHashMap.newKeySet();
+  /**
+   * Seqs replaced by key in batches not yet covered by an fsync, each with the number of the last
+   * batch that replaced it: an fsync clears only the marks of the batches it covers.
+   */
+  private final Map<Long, Long> upsertsInFlight = new ConcurrentHashMap<>();
+  private long batches;
 
   /** Makes committed WAL frames durable; {@link #sync()} returns once they are on disk. */
   interface WalSync {
@@ -166,7 +170,7 @@ final class GroupCommitWriter implements AutoCloseable {
       for (Runnable r : ready) {
         if (r instanceof Completion c) {
           durableSeq = Math.max(durableSeq, c.maxSeq());
-          upsertsInFlight.removeAll(c.upserted());
+          c.upserted().forEach(seq -> upsertsInFlight.remove(seq, c.number()));
         }
       }
       ready.forEach(Runnable::run);
@@ -179,7 +183,7 @@ final class GroupCommitWriter implements AutoCloseable {
    * fsync made durable: messages up to {@code maxSeq}, and the key upserts of the batch.
    */
   private record Completion(
-      List<Pending<?>> batch, Object[] results, long maxSeq, Set<Long> upserted)
+      List<Pending<?>> batch, Object[] results, long number, long maxSeq, Set<Long> upserted)
       implements Runnable {
     @Override
     public void run() {
@@ -270,6 +274,8 @@ final class GroupCommitWriter implements AutoCloseable {
     } catch (SQLException e) {
       rollbackQuietly();
       if (batch.size() == 1) {
+        // Its caller answers 503; the cause belongs in the server's log.
+        LOG.log(Level.WARNING, "write failed", e);
         batch.get(0).done().completeExceptionally(
             new StoreException("write failed: " + e.getMessage(), e));
         return;
@@ -280,8 +286,9 @@ final class GroupCommitWriter implements AutoCloseable {
       return;
     }
     tx.delta.applyTo(counters);
+    long number = ++batches;
     Set<Long> upserted = Set.copyOf(tx.upserted);
-    upsertsInFlight.addAll(upserted);
+    upserted.forEach(seq -> upsertsInFlight.put(seq, number));
     List<Pending<?>> durable = new ArrayList<>(batch.size());
     List<Object> durableResults = new ArrayList<>(batch.size());
     boolean leasedEarly = false;
@@ -298,7 +305,8 @@ final class GroupCommitWriter implements AutoCloseable {
     // Leases answered early still go to disk with the next fsync; a batch of empty claims wrote
     // nothing and needs none.
     if (!durable.isEmpty() || leasedEarly) {
-      committed.add(new Completion(durable, durableResults.toArray(), tx.nextSeq - 1, upserted));
+      committed.add(
+          new Completion(durable, durableResults.toArray(), number, tx.nextSeq - 1, upserted));
     }
   }
 
@@ -307,7 +315,7 @@ final class GroupCommitWriter implements AutoCloseable {
     long durable = durableSeq;
     for (Object o : deliveries) {
       long seq = ((Delivery) o).message().seq();
-      if (seq > durable || upsertsInFlight.contains(seq)) {
+      if (seq > durable || upsertsInFlight.containsKey(seq)) {
         return false;
       }
     }

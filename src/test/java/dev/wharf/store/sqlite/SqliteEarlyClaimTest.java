@@ -83,10 +83,38 @@ class SqliteEarlyClaimTest {
     assertThat(publishing.get(5, TimeUnit.SECONDS).id()).isEqualTo("in-flight");
   }
 
+  @Test
+  void claimOfAMessageWhoseReplacementByKeyIsNotYetOnDiskWaitsForTheFsync() throws Exception {
+    publish("first", "k", "old");
+    gate.close();
+    CompletableFuture<PublishResult> replacing =
+        CompletableFuture.supplyAsync(() -> publish("second", "k", "new"));
+    // The replacement is committed (readers see it) but its fsync is held back.
+    long deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(5);
+    while (!new String(store.messagesGet("q", "first").orElseThrow().payload()).equals("new")) {
+      assertThat(System.nanoTime()).as("replaced in time").isLessThan(deadline);
+      Thread.sleep(1);
+    }
+    CompletableFuture<List<Delivery>> claiming = CompletableFuture.supplyAsync(this::claim);
+    awaitLeased(1);
+
+    assertThat(claiming).isNotDone();
+
+    gate.open();
+    assertThat(replacing.get(5, TimeUnit.SECONDS).replaced()).isTrue();
+    assertThat(claiming.get(5, TimeUnit.SECONDS))
+        .extracting(d -> new String(d.message().payload()))
+        .containsExactly("new");
+  }
+
   private PublishResult publish(String id) {
+    return publish(id, null, "x");
+  }
+
+  private PublishResult publish(String id, String key, String payload) {
     NewMessage m =
-        new NewMessage(id, ContentType.TEXT, new byte[] {'x'}, Map.of(), null, NOW, null, null,
-            null);
+        new NewMessage(
+            id, ContentType.TEXT, payload.getBytes(), Map.of(), null, NOW, null, null, key);
     return store.messagesPublish(new PublishBatch("q", List.of(m), NOW, NOW)).get(0);
   }
 
