@@ -15,15 +15,16 @@ import picocli.CommandLine.Parameters;
     showDefaultValues = true,
     description = {
       "Measures a running Wharf server on 127.0.0.1 through its native API.",
-      "Scenarios: publish, publish-batch, consume, latency, idle-polls, all.",
-      "Each scenario uses a fresh queue bench-<scenario>-<random> and deletes it after."
+      "Scenarios: publish, publish-batch, consume, latency, idle-polls, all; and fill.",
+      "Each scenario uses a fresh queue bench-<scenario>-<random> and deletes it after;",
+      "fill publishes --messages into --queue and leaves them there."
     })
 public final class Bench implements Callable<Integer> {
   static final List<String> SCENARIOS =
-      List.of("publish", "publish-batch", "consume", "latency", "idle-polls", "all");
+      List.of("publish", "publish-batch", "consume", "latency", "idle-polls", "all", "fill");
 
   @Parameters(index = "0", arity = "0..1", defaultValue = "all", paramLabel = "SCENARIO",
-      description = "publish, publish-batch, consume, latency, idle-polls or all")
+      description = "publish, publish-batch, consume, latency, idle-polls, all or fill")
   String scenario;
 
   @Option(names = "--port", defaultValue = "8080", description = "server port on 127.0.0.1")
@@ -55,6 +56,13 @@ public final class Bench implements Callable<Integer> {
       description = "consume: publishers wait while this many messages are published and not yet"
           + " acked; 0 = never wait (the backlog grows all run); default 2 x clients x max(batch, 16)")
   long backlog;
+
+  @Option(names = "--queue", defaultValue = "bench-fill", description = "fill: the queue to fill")
+  String queue;
+
+  @Option(names = "--messages", defaultValue = "1000000",
+      description = "fill: messages to publish (in batches of 100)")
+  long messages;
 
   @Option(names = "--rate", defaultValue = "0",
       description = "latency: publishes per second (default: half the measured publish peak)")
@@ -99,9 +107,9 @@ public final class Bench implements Callable<Integer> {
       return 2;
     }
     if (seconds <= 0 || warmup < 0 || clients < 1 || batch < 1 || batch > 100 || polls < 1
-        || repeat < 1) {
+        || repeat < 1 || messages < 1) {
       System.err.println("--seconds > 0, --warmup >= 0, --clients >= 1, --batch 1..100,"
-          + " --polls >= 1, --repeat >= 1");
+          + " --polls >= 1, --repeat >= 1, --messages >= 1");
       return 2;
     }
     if (!threads.equals("platform") && !threads.equals("virtual")) {
@@ -134,6 +142,10 @@ public final class Bench implements Callable<Integer> {
   }
 
   private void runOnce(Target target, Options o, long pid) throws IOException {
+    if (scenario.equals("fill")) {
+      emit(measured(pid, () -> FillScenario.run(target, o, queue, messages)));
+      return;
+    }
     boolean all = scenario.equals("all");
     double publishPeak = 0;
     if (all || scenario.equals("publish")) {
