@@ -33,7 +33,8 @@ final class PgReap {
       "SELECT seq, state, queue, original_queue FROM messages WHERE expires_at IS NOT NULL"
           + " AND state < 2 AND expires_at <= ? ORDER BY expires_at LIMIT ? FOR UPDATE SKIP LOCKED";
   static final String EXPIRE_BY_SEQ =
-      "UPDATE messages SET state = 2, lease_id = NULL, lease_until = NULL WHERE seq = ANY(?)";
+      "UPDATE messages SET state = 2, lease_id = NULL, lease_until = NULL"
+          + " WHERE seq = ANY(?) AND state < 2";
   static final String DELETE_EXPIRED =
       "DELETE FROM messages WHERE seq = ANY(ARRAY(SELECT seq FROM messages WHERE state = 2"
           + " AND expires_at <= ? ORDER BY expires_at LIMIT ? FOR UPDATE SKIP LOCKED))"

@@ -43,6 +43,9 @@ final class Checkpointer implements AutoCloseable {
 
   private static final long PASS_INTERVAL_MS = 20;
 
+  /** After a RESTART that found readers still on the WAL, the writer leaves it this long. */
+  private static final long BUSY_BACKOFF_NANOS = 1_000_000_000L;
+
   private final Connection conn;
   private final long restartFrames;
   /** One checkpoint at a time; the writer only tries it, so it never waits for a passive pass. */
@@ -56,8 +59,12 @@ final class Checkpointer implements AutoCloseable {
   /** The WAL's length when the writer last restarted it, until its next commit starts it over. */
   private volatile long restartedAt = -1;
 
+  /** Writer thread only: no RESTART before this System.nanoTime. */
+  private long nextRestartNanos;
+
   Checkpointer(String url, long restartFrames) throws SQLException {
     this.restartFrames = restartFrames;
+    this.nextRestartNanos = System.nanoTime();
     conn = DriverManager.getConnection(url);
     try (Statement s = conn.createStatement()) {
       s.execute("PRAGMA synchronous = NORMAL");
@@ -97,7 +104,9 @@ final class Checkpointer implements AutoCloseable {
    * the WAL over.
    */
   void restartIfLarge(Connection writer) throws SQLException {
-    if (walFrames <= restartFrames || !running.tryLock()) {
+    if (walFrames <= restartFrames
+        || System.nanoTime() - nextRestartNanos < 0
+        || !running.tryLock()) {
       return;
     }
     try {
@@ -107,6 +116,9 @@ final class Checkpointer implements AutoCloseable {
         if (frames >= 0) {
           restartedAt = frames;
           walFrames = 0;
+        } else {
+          // A reader kept the WAL (the RESTART waited out the busy timeout): not after every batch.
+          nextRestartNanos = System.nanoTime() + BUSY_BACKOFF_NANOS;
         }
       } finally {
         writer.setAutoCommit(false);
@@ -131,11 +143,6 @@ final class Checkpointer implements AutoCloseable {
       long copied = rs.getLong(3);
       return mode.equals("PASSIVE") ? Math.max(frames, 0) : busy || copied != frames ? -1 : frames;
     }
-  }
-
-  /** Frames in the WAL as last seen, for tests and diagnostics. */
-  long walFrames() {
-    return walFrames;
   }
 
   @Override
