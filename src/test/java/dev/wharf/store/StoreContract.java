@@ -273,6 +273,28 @@ public abstract class StoreContract {
   }
 
   @Test
+  void oneRequestNamingAMessageTwiceSettlesItOnce() {
+    queue("q", null, null);
+    publish("q", "1");
+    publish("q", "2");
+    List<Delivery> first = receive("q", 2);
+    clock.advance(Duration.ofSeconds(31));
+    reap();
+    List<Delivery> second = receive("q", 2);
+    // Strict: the stale lease is refused, the current one acks; the message goes once.
+    assertThat(broker.settle().ack(
+            "q", List.of(first.get(0).leaseId(), second.get(0).leaseId()), false))
+        .extracting(LeaseOutcome::outcome)
+        .containsExactly(Outcome.LEASE_NOT_FOUND, Outcome.ACKED);
+    // Permissive: both name a message that exists (or just went), both are acks.
+    assertThat(broker.settle().ack(
+            "q", List.of(first.get(1).leaseId(), second.get(1).leaseId()), true))
+        .extracting(LeaseOutcome::outcome)
+        .containsExactly(Outcome.ACKED, Outcome.ACKED);
+    assertThat(broker.stats("q").counts().depth()).isZero();
+  }
+
+  @Test
   void leaseOfAnotherQueueIsNotFound() {
     queue("a", null, null);
     queue("b", null, null);

@@ -135,23 +135,36 @@ final class SqlitePublishAndClaim {
     if (picked.isEmpty()) {
       return List.of();
     }
-    PreparedStatement lease =
-        tx.prepare(
-            "UPDATE messages SET state = 1, lease_id = ?, lease_until = ?, attempt = attempt + 1"
-                + " WHERE seq = ? AND state = 0");
+    // One statement leases them all: each row its own lease id, through a CASE on seq.
+    StringBuilder sql =
+        new StringBuilder("UPDATE messages SET state = 1, lease_until = ?, attempt = attempt + 1,")
+            .append(" lease_id = CASE seq");
+    for (int i = 0; i < picked.size(); i++) {
+      sql.append(" WHEN ? THEN ?");
+    }
+    sql.append(" END WHERE state = 0 AND seq IN (")
+        .append(SqliteSettle.placeholders(picked.size()))
+        .append(")");
+    PreparedStatement lease = tx.prepare(sql.toString());
     long until = r.leaseUntil().toEpochMilli();
     Instant untilInstant = Instant.ofEpochMilli(until);
     List<Delivery> out = new ArrayList<>(picked.size());
+    int p = 1;
+    lease.setLong(p++, until);
     for (Message m : picked) {
       String leaseId = LeaseIds.next(m.seq());
-      lease.setString(1, leaseId);
-      lease.setLong(2, until);
-      lease.setLong(3, m.seq());
-      if (lease.executeUpdate() != 1) {
-        throw new SQLException("claim lost row " + m.seq());
-      }
-      tx.delta.move(m.queue(), READY, m.originalQueue(), m.queue(), LEASED, m.originalQueue());
+      lease.setLong(p++, m.seq());
+      lease.setString(p++, leaseId);
       out.add(new Delivery(m.leasedUntil(untilInstant), leaseId, untilInstant));
+    }
+    for (Message m : picked) {
+      lease.setLong(p++, m.seq());
+    }
+    if (lease.executeUpdate() != picked.size()) {
+      throw new SQLException("claim lost rows it had picked");
+    }
+    for (Message m : picked) {
+      tx.delta.move(m.queue(), READY, m.originalQueue(), m.queue(), LEASED, m.originalQueue());
     }
     return out;
   }

@@ -6,6 +6,7 @@ import dev.wharf.store.LeaseIds;
 import dev.wharf.store.LeaseOutcome;
 import dev.wharf.store.LeaseOutcome.Outcome;
 import dev.wharf.store.MessageState;
+import dev.wharf.store.SettleKind;
 import dev.wharf.store.SettleRequest;
 import dev.wharf.store.sqlite.GroupCommitWriter.Tx;
 import java.sql.PreparedStatement;
@@ -13,7 +14,9 @@ import java.sql.ResultSet;
 import java.sql.SQLException;
 import java.time.Instant;
 import java.util.ArrayList;
+import java.util.HashMap;
 import java.util.List;
+import java.util.Map;
 
 /**
  * The SQL of settling leases and of moving messages to their DLQ. Every change is guarded by the
@@ -33,8 +36,14 @@ final class SqliteSettle {
   static List<LeaseOutcome> settle(Tx tx, SettleRequest r) throws SQLException {
     List<LeaseOutcome> out = new ArrayList<>(r.leaseIds().size());
     long now = r.now().toEpochMilli();
+    // One read for every row the request names, and one delete for every ack: a 100-lease ack
+    // is two statements, not two hundred. A row this request already changed is read again (two
+    // lease ids may name one message: a stale lease and the current one).
+    Map<Long, Held> rows = heldAll(tx, r.leaseIds());
+    List<Held> acked = new ArrayList<>();
     for (String leaseId : r.leaseIds()) {
-      Held h = held(tx, LeaseIds.seqOf(leaseId));
+      long seq = LeaseIds.seqOf(leaseId);
+      Held h = rows.containsKey(seq) ? rows.get(seq) : held(tx, seq);
       Outcome refused =
           LeaseCheck.refusal(
               r,
@@ -44,9 +53,78 @@ final class SqliteSettle {
         out.add(LeaseOutcome.of(leaseId, refused));
         continue;
       }
-      out.add(apply(tx, r, h, leaseId, now));
+      if (r.kind() == SettleKind.ACK) {
+        acked.add(h);
+        rows.put(seq, null);
+        out.add(LeaseOutcome.of(leaseId, Outcome.ACKED));
+      } else {
+        rows.remove(seq);
+        out.add(apply(tx, r, h, leaseId, now));
+      }
     }
+    deleteAll(tx, acked);
     return out;
+  }
+
+  /** The rows the lease ids name, by seq (absent: no such row). */
+  private static Map<Long, Held> heldAll(Tx tx, List<String> leaseIds) throws SQLException {
+    List<Long> seqs = new ArrayList<>(leaseIds.size());
+    for (String id : leaseIds) {
+      long seq = LeaseIds.seqOf(id);
+      if (seq >= 0) {
+        seqs.add(seq);
+      }
+    }
+    Map<Long, Held> rows = new HashMap<>();
+    if (seqs.isEmpty()) {
+      return rows;
+    }
+    PreparedStatement ps =
+        tx.prepare(
+            "SELECT seq, queue, state, lease_id, lease_until, attempt, original_queue"
+                + " FROM messages WHERE seq IN (" + placeholders(seqs.size()) + ")");
+    for (int i = 0; i < seqs.size(); i++) {
+      ps.setLong(i + 1, seqs.get(i));
+    }
+    try (ResultSet rs = ps.executeQuery()) {
+      while (rs.next()) {
+        long seq = rs.getLong(1);
+        rows.put(seq, new Held(seq, rs.getString(2), rs.getInt(3), rs.getString(4),
+            rs.getLong(5), rs.getInt(6), rs.getString(7)));
+      }
+    }
+    for (long seq : seqs) {
+      rows.putIfAbsent(seq, null);
+    }
+    return rows;
+  }
+
+  /** Deletes acked rows in one statement; every one must go. */
+  private static void deleteAll(Tx tx, List<Held> rows) throws SQLException {
+    if (rows.isEmpty()) {
+      return;
+    }
+    PreparedStatement ps =
+        tx.prepare("DELETE FROM messages WHERE seq IN (" + placeholders(rows.size()) + ")");
+    for (int i = 0; i < rows.size(); i++) {
+      ps.setLong(i + 1, rows.get(i).seq());
+    }
+    int deleted = ps.executeUpdate();
+    if (deleted != rows.size()) {
+      throw new SQLException("guarded delete of " + rows.size() + " acked messages removed " + deleted);
+    }
+    for (Held h : rows) {
+      tx.delta.add(h.queue(), h.state(), h.originalQueue(), -1);
+    }
+  }
+
+  /** "?, ?, ?" for an IN list of {@code n}. */
+  static String placeholders(int n) {
+    StringBuilder sb = new StringBuilder(n * 3);
+    for (int i = 0; i < n; i++) {
+      sb.append(i == 0 ? "?" : ", ?");
+    }
+    return sb.toString();
   }
 
   private static LeaseOutcome apply(Tx tx, SettleRequest r, Held h, String leaseId, long now)
