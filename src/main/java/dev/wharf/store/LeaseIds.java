@@ -1,5 +1,7 @@
 package dev.wharf.store;
 
+import java.util.ArrayList;
+import java.util.List;
 import java.util.concurrent.ThreadLocalRandom;
 
 /**
@@ -12,6 +14,18 @@ public final class LeaseIds {
   public static String next(long seq) {
     ThreadLocalRandom r = ThreadLocalRandom.current();
     return Long.toString(seq, 36) + "." + Long.toHexString(r.nextLong() | Long.MIN_VALUE);
+  }
+
+  /** The sequences the lease ids name, leaving out ids that are not ours. */
+  public static List<Long> seqsOf(List<String> leaseIds) {
+    List<Long> seqs = new ArrayList<>(leaseIds.size());
+    for (String id : leaseIds) {
+      long seq = seqOf(id);
+      if (seq >= 0) {
+        seqs.add(seq);
+      }
+    }
+    return seqs;
   }
 
   /** The sequence a lease id names, or -1 when it is not one of ours. */

@@ -107,13 +107,7 @@ final class PgSettle {
   }
 
   private static Map<Long, PgHeld> lock(PgTx tx, List<String> leaseIds) throws SQLException {
-    List<Long> seqs = new ArrayList<>(leaseIds.size());
-    for (String id : leaseIds) {
-      long seq = LeaseIds.seqOf(id);
-      if (seq >= 0) {
-        seqs.add(seq);
-      }
-    }
+    List<Long> seqs = LeaseIds.seqsOf(leaseIds);
     Map<Long, PgHeld> rows = new HashMap<>();
     if (seqs.isEmpty()) {
       return rows;

@@ -68,13 +68,7 @@ final class SqliteSettle {
 
   /** The rows the lease ids name, by seq (absent: no such row). */
   private static Map<Long, Held> heldAll(Tx tx, List<String> leaseIds) throws SQLException {
-    List<Long> seqs = new ArrayList<>(leaseIds.size());
-    for (String id : leaseIds) {
-      long seq = LeaseIds.seqOf(id);
-      if (seq >= 0) {
-        seqs.add(seq);
-      }
-    }
+    List<Long> seqs = LeaseIds.seqsOf(leaseIds);
     Map<Long, Held> rows = new HashMap<>();
     if (seqs.isEmpty()) {
       return rows;
