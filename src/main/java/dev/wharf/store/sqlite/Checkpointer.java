@@ -1,7 +1,6 @@
 package dev.wharf.store.sqlite;
 
 import java.sql.Connection;
-import java.sql.DriverManager;
 import java.sql.ResultSet;
 import java.sql.SQLException;
 import java.sql.Statement;
@@ -65,7 +64,7 @@ final class Checkpointer implements AutoCloseable {
   Checkpointer(String url, long restartFrames) throws SQLException {
     this.restartFrames = restartFrames;
     this.nextRestartNanos = System.nanoTime();
-    conn = DriverManager.getConnection(url);
+    conn = SqliteConnections.open(url);
     try (Statement s = conn.createStatement()) {
       s.execute("PRAGMA synchronous = NORMAL");
       s.execute("PRAGMA busy_timeout = 5000");

@@ -2,7 +2,6 @@ package dev.wharf.store.sqlite;
 
 import dev.wharf.store.StoreException;
 import java.sql.Connection;
-import java.sql.DriverManager;
 import java.sql.SQLException;
 import java.util.concurrent.ArrayBlockingQueue;
 import java.util.concurrent.BlockingQueue;
@@ -20,7 +19,7 @@ final class ReadPool implements AutoCloseable {
   ReadPool(String url, int size) throws SQLException {
     idle = new ArrayBlockingQueue<>(size);
     for (int i = 0; i < size; i++) {
-      Connection c = DriverManager.getConnection(url);
+      Connection c = SqliteConnections.open(url);
       try (var s = c.createStatement()) {
         s.execute("PRAGMA query_only = ON");
         s.execute("PRAGMA busy_timeout = 5000");

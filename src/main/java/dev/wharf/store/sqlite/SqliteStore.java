@@ -23,7 +23,6 @@ import java.nio.channels.FileChannel;
 import java.nio.file.Path;
 import java.nio.file.StandardOpenOption;
 import java.sql.Connection;
-import java.sql.DriverManager;
 import java.sql.PreparedStatement;
 import java.sql.ResultSet;
 import java.sql.SQLException;
@@ -72,7 +71,7 @@ public final class SqliteStore implements Store {
   public void start() {
     String url = "jdbc:sqlite:" + file.toAbsolutePath();
     try {
-      writeConn = DriverManager.getConnection(url);
+      writeConn = SqliteConnections.open(url);
       try (Statement s = writeConn.createStatement()) {
         s.execute("PRAGMA journal_mode = WAL");
         // Commits do not fsync themselves; the writer fsyncs the WAL before answering anyone.
