@@ -15,12 +15,12 @@ public final class StoreFactory {
 
   public static Store create(StorageConfig storage) {
     return switch (storage) {
-      case StorageConfig.Sqlite s -> sqlite(s.path());
+      case StorageConfig.Sqlite s -> sqlite(s.path(), s.pageSize());
       case StorageConfig.Postgres p -> postgres(p);
     };
   }
 
-  private static Store sqlite(Path file) {
+  private static Store sqlite(Path file, int pageSize) {
     Path parent = file.toAbsolutePath().getParent();
     try {
       if (parent != null) {
@@ -29,7 +29,7 @@ public final class StoreFactory {
     } catch (IOException e) {
       throw new StartupException("cannot create the directory " + parent + ": " + e, e);
     }
-    return new SqliteStore(file);
+    return new SqliteStore(file, pageSize);
   }
 
   private static Store postgres(StorageConfig.Postgres p) {

@@ -8,8 +8,18 @@ public sealed interface StorageConfig {
   /** A short human description for the start-up line, without secrets. */
   String describe();
 
-  /** Embedded SQLite in one file; one Wharf process. */
-  record Sqlite(Path path) implements StorageConfig {
+  /**
+   * Embedded SQLite in one file; one Wharf process.
+   *
+   * @param pageSize the page size of a new database file (an existing one keeps its own)
+   */
+  record Sqlite(Path path, int pageSize) implements StorageConfig {
+    public static final int DEFAULT_PAGE_SIZE = 4096;
+
+    public Sqlite(Path path) {
+      this(path, DEFAULT_PAGE_SIZE);
+    }
+
     @Override
     public String describe() {
       return "sqlite " + path;
@@ -45,7 +55,12 @@ public sealed interface StorageConfig {
           n.problems().add(n.pathOf("path"), "must not be empty");
           path = DEFAULT_SQLITE_PATH.toString();
         }
-        out = new Sqlite(Path.of(path));
+        int pageSize = n.integer("page_size", Sqlite.DEFAULT_PAGE_SIZE, 512, 65536);
+        if (Integer.bitCount(pageSize) != 1) {
+          n.problems().add(n.pathOf("page_size"), "must be a power of two, got " + pageSize);
+          pageSize = Sqlite.DEFAULT_PAGE_SIZE;
+        }
+        out = new Sqlite(Path.of(path), pageSize);
         onlyFor(n, "postgres", "url", "user", "password", "pool");
       }
       case "postgres" -> {
@@ -64,7 +79,7 @@ public sealed interface StorageConfig {
         String password = n.string("password", null);
         int pool = n.integer("pool", 10, 1, 1000);
         out = new Postgres(url, user, password, pool);
-        onlyFor(n, "sqlite", "path");
+        onlyFor(n, "sqlite", "path", "page_size");
       }
       default -> {
         n.problems().add(n.pathOf("kind"), "expected sqlite or postgres, got \"" + kind + "\"");

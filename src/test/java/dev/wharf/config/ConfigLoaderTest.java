@@ -138,6 +138,18 @@ class ConfigLoaderTest {
   }
 
   @Test
+  void sqlitePageSizeIsReadAndChecked() {
+    assertThat(parse("storage:\n  path: w.db\n  page_size: 16384\n").storage())
+        .isEqualTo(new StorageConfig.Sqlite(Path.of("w.db"), 16384));
+    assertThat(errors("storage:\n  page_size: 3000\n"))
+        .containsExactly("storage.page_size: must be a power of two, got 3000");
+    assertThat(errors("storage:\n  page_size: 131072\n"))
+        .containsExactly("storage.page_size: must be between 512 and 65536, got 131072");
+    assertThat(errors("storage:\n  kind: postgres\n  url: jdbc:postgresql://x/y\n  page_size: 8192\n"))
+        .containsExactly("storage.page_size: only used with kind: sqlite");
+  }
+
+  @Test
   void postgresStorageIsReadAndChecked() {
     WharfConfig c =
         parse(

@@ -17,7 +17,7 @@ import java.util.logging.Logger;
  *       connection. Those never block the writer, but under a steady stream of commits they never
  *       quite catch up.
  *   <li>The writer, between two batches, calls {@link #restartIfLarge} once the WAL holds more than
- *       {@link #RESTART_FRAMES}: a RESTART checkpoint from the writer's own connection copies the
+ *       {@link #RESTART_BYTES}: a RESTART checkpoint from the writer's own connection copies the
  *       few frames the passive passes have not reached, and the writer's next commit starts the
  *       WAL over.
  * </ul>
@@ -34,11 +34,16 @@ import java.util.logging.Logger;
 final class Checkpointer implements AutoCloseable {
   private static final Logger LOG = Logger.getLogger(Checkpointer.class.getName());
   /**
-   * Frames (pages) in the WAL past which the writer restarts it: 32 MB of 4 KB pages. Each restart
-   * holds the writer for the frames the passive passes have not reached (~10–30 ms under full
-   * load), so fewer, larger cycles cost less throughput; recovery reads at most about this much.
+   * WAL size past which the writer restarts it: 32 MB. Each restart holds the writer for the
+   * frames the passive passes have not reached (~10–30 ms under full load), so fewer, larger
+   * cycles cost less throughput; recovery reads at most about this much.
    */
-  static final long RESTART_FRAMES = 8192;
+  static final long RESTART_BYTES = 32L << 20;
+
+  /** {@link #RESTART_BYTES} in frames of the database's page size. */
+  static long restartFrames(int pageSize) {
+    return RESTART_BYTES / pageSize;
+  }
 
   private static final long PASS_INTERVAL_MS = 20;
 

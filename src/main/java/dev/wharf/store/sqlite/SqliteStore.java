@@ -48,21 +48,37 @@ public final class SqliteStore implements Store {
   private Connection writeConn;
   private ReadPool reads;
 
+  /** Page size of a new database file; an existing file keeps the one it was made with. */
+  public static final int DEFAULT_PAGE_SIZE = 4096;
+
+  private final int pageSize;
+  /** Frames past which the WAL restarts; 0: {@link Checkpointer#RESTART_BYTES} worth. */
   private final long walRestartFrames;
   private final GroupCommitWriter.WalSync beforeSync;
 
   public SqliteStore(Path file) {
-    this(file, Checkpointer.RESTART_FRAMES, () -> {});
+    this(file, DEFAULT_PAGE_SIZE);
+  }
+
+  /** With {@code pageSize} (a power of two, 512–65536) for a new database file. */
+  public SqliteStore(Path file, int pageSize) {
+    this(file, pageSize, 0, () -> {});
   }
 
   /** With the WAL restarted past {@code walRestartFrames} pages (tests use a small WAL). */
   SqliteStore(Path file, long walRestartFrames) {
-    this(file, walRestartFrames, () -> {});
+    this(file, DEFAULT_PAGE_SIZE, walRestartFrames, () -> {});
   }
 
   /** With {@code beforeSync} run before every fsync of the WAL (tests hold fsyncs back). */
   SqliteStore(Path file, long walRestartFrames, GroupCommitWriter.WalSync beforeSync) {
+    this(file, DEFAULT_PAGE_SIZE, walRestartFrames, beforeSync);
+  }
+
+  private SqliteStore(
+      Path file, int pageSize, long walRestartFrames, GroupCommitWriter.WalSync beforeSync) {
     this.file = file;
+    this.pageSize = pageSize;
     this.walRestartFrames = walRestartFrames;
     this.beforeSync = beforeSync;
   }
@@ -72,7 +88,10 @@ public final class SqliteStore implements Store {
     String url = "jdbc:sqlite:" + file.toAbsolutePath();
     try {
       writeConn = SqliteConnections.open(url);
+      int pageSizeInUse;
       try (Statement s = writeConn.createStatement()) {
+        // Takes effect only on a new file, so before anything (WAL mode included) writes one.
+        s.execute("PRAGMA page_size = " + pageSize);
         s.execute("PRAGMA journal_mode = WAL");
         // Commits do not fsync themselves; the writer fsyncs the WAL before answering anyone.
         s.execute("PRAGMA synchronous = NORMAL");
@@ -83,12 +102,19 @@ public final class SqliteStore implements Store {
         s.execute("PRAGMA busy_timeout = 200");
         s.execute("PRAGMA cache_size = -65536");
         s.execute("PRAGMA temp_store = MEMORY");
+        try (ResultSet rs = s.executeQuery("PRAGMA page_size")) {
+          rs.next();
+          pageSizeInUse = rs.getInt(1);
+        }
       }
       SqliteSchema.migrate(writeConn);
       rebuildCounters(writeConn);
       Path walFile = Path.of(file.toAbsolutePath() + "-wal");
       wal = FileChannel.open(walFile, StandardOpenOption.WRITE);
-      checkpointer = new Checkpointer(url, walRestartFrames);
+      checkpointer =
+          new Checkpointer(
+              url,
+              walRestartFrames > 0 ? walRestartFrames : Checkpointer.restartFrames(pageSizeInUse));
       writer =
           new GroupCommitWriter(
               writeConn,
@@ -263,18 +289,18 @@ public final class SqliteStore implements Store {
 
   @Override
   public List<PublishResult> messagesPublish(PublishBatch batch) {
-    return writer.submit(tx -> SqlitePublishAndClaim.publish(tx, batch));
+    return writer.submit(tx -> SqlitePublishAndClaim.publish(tx, batch), batch.messages().size());
   }
 
   @Override
   public List<Delivery> messagesClaim(ClaimRequest request) {
     // A claim that found nothing needs no fsync: it changed nothing and promises nothing.
-    return writer.submitClaim(tx -> SqlitePublishAndClaim.claim(tx, request));
+    return writer.submitClaim(tx -> SqlitePublishAndClaim.claim(tx, request), request.max());
   }
 
   @Override
   public List<LeaseOutcome> messagesSettle(SettleRequest request) {
-    return writer.submit(tx -> SqliteSettle.settle(tx, request));
+    return writer.submit(tx -> SqliteSettle.settle(tx, request), request.leaseIds().size());
   }
 
   @Override

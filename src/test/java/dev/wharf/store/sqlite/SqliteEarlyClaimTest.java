@@ -34,7 +34,7 @@ class SqliteEarlyClaimTest {
 
   @BeforeEach
   void open() {
-    store = new SqliteStore(dir.resolve("wharf.db"), Checkpointer.RESTART_FRAMES, gate);
+    store = new SqliteStore(dir.resolve("wharf.db"), Checkpointer.restartFrames(SqliteStore.DEFAULT_PAGE_SIZE), gate);
     store.start();
     store.queuesPut(new QueueRecord("q", "{}", null));
   }
