@@ -378,6 +378,44 @@ public abstract class StoreContract {
   }
 
   @Test
+  void deletingAQueueRemovesItsMessagesInEveryStateAndNoOthers() {
+    // More ready messages than one deletion chunk, some leased, one expired, and a neighbour.
+    broker.putQueue("q", new QueueSettingsPatch(null, null, null, null, null,
+        Optional.of(Duration.ofMinutes(1)), null));
+    queue("other", null, null);
+    byte[] payload = "{}".getBytes(StandardCharsets.UTF_8);
+    for (int b = 0; b < 120; b++) {
+      List<Publish> batch = new ArrayList<>();
+      for (int i = 0; i < 100; i++) {
+        batch.add(new Publish(ContentType.JSON, payload, null, null, null, null, null, null));
+      }
+      broker.publish("q", batch);
+    }
+    String expired = publish("q", "1");
+    clock.advance(Duration.ofSeconds(59));
+    assertThat(receive("q", 10)).hasSize(10);
+    clock.advance(Duration.ofSeconds(1));
+    reap();
+    assertThat(broker.message("q", expired).state()).isEqualTo(MessageState.EXPIRED);
+    String kept = publish("other", "2");
+    String keptLeased = publish("other", "3");
+    receive("other", 1);
+
+    assertThat(broker.deleteQueue("q")).isTrue();
+
+    queue("q", null, null);
+    assertThat(broker.stats("q").counts().depth()).isZero();
+    assertThat(broker.stats("q").counts().leased()).isZero();
+    assertThat(broker.stats("q").counts().expired()).isZero();
+    assertThat(broker.browse("q", null, null, 0, 10)).isEmpty();
+    restart();
+    assertThat(broker.stats("q").counts().depth()).isZero();
+    assertThat(broker.browse("q", null, null, 0, 10)).isEmpty();
+    assertThat(broker.browse("other", null, null, 0, 10)).extracting(Message::id)
+        .containsExactly(kept, keptLeased);
+  }
+
+  @Test
   void redriveMovesDeadMessagesBackOneOrAll() {
     queue("q", null, null);
     List<String> ids = new ArrayList<>();

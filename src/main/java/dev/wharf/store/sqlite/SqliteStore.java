@@ -268,12 +268,19 @@ public final class SqliteStore implements Store {
     });
   }
 
+  /** Ready messages a queue deletion removes per writer transaction. */
+  static final int DELETE_CHUNK = 5000;
+
   @Override
   public boolean queuesDelete(String name) {
+    // Ready messages (nearly all of a large queue) go in bounded chunks through their index, so
+    // deleting a queue of a million never holds the one writer, and every other queue's
+    // publishes, for seconds; the other states are found through their own small indexes.
+    while (writer.submit(tx -> SqliteQueueDeletion.deleteReady(tx, name, DELETE_CHUNK)) == DELETE_CHUNK) {
+      // next chunk, in a transaction of its own
+    }
     boolean existed = writer.submit(tx -> {
-      PreparedStatement del = tx.prepare("DELETE FROM messages WHERE queue = ?");
-      del.setString(1, name);
-      del.executeUpdate();
+      SqliteQueueDeletion.deleteNotReady(tx, name);
       PreparedStatement idem = tx.prepare("DELETE FROM idempotency WHERE queue = ?");
       idem.setString(1, name);
       idem.executeUpdate();

@@ -1,0 +1,53 @@
+package dev.wharf.store.sqlite;
+
+import dev.wharf.store.MessageState;
+import dev.wharf.store.sqlite.GroupCommitWriter.Tx;
+import java.sql.PreparedStatement;
+import java.sql.ResultSet;
+import java.sql.SQLException;
+
+/**
+ * The SQL of deleting a queue's messages. Every state is reached through its partial index, never
+ * a scan of the whole table, and ready messages in chunks, each its own writer transaction.
+ */
+final class SqliteQueueDeletion {
+  private SqliteQueueDeletion() {}
+
+  /** Deletes up to {@code limit} of a queue's ready messages, oldest first; returns how many. */
+  static int deleteReady(Tx tx, String queue, int limit) throws SQLException {
+    String chunk =
+        "SELECT seq FROM messages INDEXED BY m_ready WHERE queue = ? AND state = 0"
+            + " ORDER BY visible_at, seq LIMIT ?";
+    PreparedStatement count =
+        tx.prepare(
+            "SELECT original_queue, count(*) FROM messages WHERE seq IN (" + chunk + ") GROUP BY 1");
+    count.setString(1, queue);
+    count.setInt(2, limit);
+    try (ResultSet rs = count.executeQuery()) {
+      while (rs.next()) {
+        tx.delta.add(queue, MessageState.READY.code(), rs.getString(1), -rs.getLong(2));
+      }
+    }
+    PreparedStatement del = tx.prepare("DELETE FROM messages WHERE seq IN (" + chunk + ")");
+    del.setString(1, queue);
+    del.setInt(2, limit);
+    return del.executeUpdate();
+  }
+
+  /** Deletes a queue's leased and expired messages (and any ready one published meanwhile). */
+  static void deleteNotReady(Tx tx, String queue) throws SQLException {
+    String[] byIndex = {
+      "DELETE FROM messages WHERE seq IN (SELECT seq FROM messages INDEXED BY m_ready"
+          + " WHERE queue = ? AND state = 0)",
+      "DELETE FROM messages WHERE seq IN (SELECT seq FROM messages INDEXED BY m_leased"
+          + " WHERE state = 1 AND queue = ?)",
+      "DELETE FROM messages WHERE seq IN (SELECT seq FROM messages INDEXED BY m_expired"
+          + " WHERE state = 2 AND queue = ?)"
+    };
+    for (String sql : byIndex) {
+      PreparedStatement ps = tx.prepare(sql);
+      ps.setString(1, queue);
+      ps.executeUpdate();
+    }
+  }
+}
