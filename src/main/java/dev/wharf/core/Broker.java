@@ -112,7 +112,15 @@ public final class Broker implements AutoCloseable {
   public boolean deleteQueue(String queue) {
     boolean existed = queues.delete(queue);
     metrics.forget(queue);
+    // Its long-polls answer now (queue not found) instead of holding their connections, and
+    // everything a parked request keeps, until their waits run out.
+    waiters.wakeAll(queue);
     return existed;
+  }
+
+  /** Consumers parked in a long-poll or stream wait right now, over all queues. */
+  public int waitingConsumers() {
+    return waiters.parkedCount();
   }
 
   public QueueStats stats(String queue) {
@@ -229,6 +237,7 @@ public final class Broker implements AutoCloseable {
         if (Thread.currentThread().isInterrupted()) {
           return List.of();
         }
+        queues.require(queue);
       }
     } finally {
       if (entered) {

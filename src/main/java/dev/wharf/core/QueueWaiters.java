@@ -1,6 +1,8 @@
 package dev.wharf.core;
 
+import java.util.ArrayList;
 import java.util.LinkedHashSet;
+import java.util.List;
 import java.util.concurrent.atomic.AtomicLong;
 import java.util.concurrent.locks.LockSupport;
 import java.util.concurrent.locks.ReentrantLock;
@@ -72,6 +74,23 @@ final class QueueWaiters {
       } finally {
         lock.unlock();
       }
+    }
+  }
+
+  /** Wakes every parked consumer (the queue is gone: each must hear so, not wait on). */
+  void wakeAll() {
+    epoch.incrementAndGet();
+    List<Waiter> all;
+    lock.lock();
+    try {
+      all = new ArrayList<>(parked);
+      parked.clear();
+    } finally {
+      lock.unlock();
+    }
+    for (Waiter w : all) {
+      w.woken = true;
+      LockSupport.unpark(w.thread);
     }
   }
 

@@ -25,6 +25,14 @@ final class Waiters {
     }
   }
 
+  /** Wakes every consumer parked on a queue that was just deleted. */
+  void wakeAll(String queue) {
+    QueueWaiters w = byQueue.get(queue);
+    if (w != null) {
+      w.wakeAll();
+    }
+  }
+
   boolean hasWaiters(String queue) {
     QueueWaiters w = byQueue.get(queue);
     return w != null && w.size() > 0;

@@ -54,6 +54,24 @@ class LongPollAndStreamTest {
   }
 
   @Test
+  void deletingTheQueueAnswersItsLongPollsAtOnce() throws Exception {
+    CompletableFuture<Reply> poll = new CompletableFuture<>();
+    Thread.ofVirtual()
+        .start(() -> poll.complete(api.post("/v1/queues/w/receive", "{\"wait\": \"25s\"}")));
+    long until = System.nanoTime() + TimeUnit.SECONDS.toNanos(10);
+    while (server.broker.waitingConsumers() == 0 && System.nanoTime() < until) {
+      Thread.sleep(5);
+    }
+    assertThat(server.broker.waitingConsumers()).isEqualTo(1);
+    assertThat(api.delete("/v1/queues/w").status()).isEqualTo(204);
+    // Far below the 25 s wait: the deletion itself ends the poll, with the queue's absence.
+    Reply got = poll.get(10, TimeUnit.SECONDS);
+    assertThat(got.status()).isEqualTo(404);
+    assertThat(got.json().get("code").asText()).isEqualTo("queue_not_found");
+    assertThat(server.broker.waitingConsumers()).isZero();
+  }
+
+  @Test
   void longPollWithNothingToReceiveAnswersAnEmptyList() {
     Reply got = api.post("/v1/queues/w/receive", "{\"wait\": \"100ms\"}");
     assertThat(got.status()).isEqualTo(200);
