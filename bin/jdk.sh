@@ -1,7 +1,14 @@
 # Sourced by bin/wharf and bin/test: sets JAVA_HOME to a JDK >= 21 or exits with a clear error.
 
 wharf_java_major() {
-  # Prints the feature version of the java binary given ("21", "25", ...), or nothing.
+  # Prints the feature version of the java binary given ("21", "25", ...), or nothing. A JDK's
+  # release file says it without starting a JVM (~0.15 s each, on every launch of Wharf).
+  local release
+  release="$(dirname "$(dirname "$1")")/release"
+  if [ -f "$release" ]; then
+    sed -n 's/^JAVA_VERSION="\([0-9][0-9]*\).*/\1/p' "$release" | head -n 1
+    return
+  fi
   "$1" -XshowSettings:properties -version 2>&1 \
     | sed -n 's/^ *java\.specification\.version = \([0-9][0-9]*\).*/\1/p' | head -n 1
 }
