@@ -88,9 +88,7 @@ final class GroupCommitWriter implements AutoCloseable {
    * @param claim its result is a list of deliveries that may be answered before the fsync when
    *     every message in it is already durable (an empty one always is)
    */
-  private record Pending<T>(Op<T> op, CompletableFuture<T> done, boolean claim, int rows) {}
-
-  static final int MAX_ROWS = Integer.getInteger("wharf.maxRows", 1 << 30);
+  private record Pending<T>(Op<T> op, CompletableFuture<T> done, boolean claim) {}
 
   private final Connection conn;
   private final Counters counters;
@@ -201,23 +199,18 @@ final class GroupCommitWriter implements AutoCloseable {
 
   /** Runs an operation in the next group commit and returns its result once committed. */
   <T> T submit(Op<T> op) {
-    return submit(op, false, 1);
-  }
-
-  /** Like {@link #submit(Op)} for an operation that changes about {@code rows} rows. */
-  <T> T submit(Op<T> op, int rows) {
-    return submit(op, false, rows);
+    return submit(op, false);
   }
 
   /**
    * Like {@link #submit(Op)} for a claim: answered at commit, without waiting for the fsync, when
    * every message it leases is already durable.
    */
-  List<Delivery> submitClaim(Op<List<Delivery>> op, int rows) {
-    return submit(op, true, rows);
+  List<Delivery> submitClaim(Op<List<Delivery>> op) {
+    return submit(op, true);
   }
 
-  private <T> T submit(Op<T> op, boolean claim, int rows) {
+  private <T> T submit(Op<T> op, boolean claim) {
     if (Thread.currentThread() == thread) {
       // Re-entrant call from inside an operation: it joins the transaction under way.
       try {
@@ -230,7 +223,7 @@ final class GroupCommitWriter implements AutoCloseable {
       throw new StoreException("store is closed");
     }
     CompletableFuture<T> done = new CompletableFuture<>();
-    queue.add(new Pending<>(op, done, claim, rows));
+    queue.add(new Pending<>(op, done, claim));
     try {
       return done.join();
     } catch (CompletionException e) {
@@ -247,12 +240,7 @@ final class GroupCommitWriter implements AutoCloseable {
       try {
         Pending<?> first = queue.take();
         batch.add(first);
-        int rows = first.rows();
-        Pending<?> next;
-        while (batch.size() < MAX_BATCH && rows < MAX_ROWS && (next = queue.poll()) != null) {
-          batch.add(next);
-          rows += next.rows();
-        }
+        queue.drainTo(batch, MAX_BATCH - 1);
         runBatch(batch);
         betweenBatches.run(conn);
       } catch (InterruptedException e) {

@@ -276,9 +276,10 @@ public final class SqliteStore implements Store {
     // Ready messages (nearly all of a large queue) go in bounded chunks through their index, so
     // deleting a queue of a million never holds the one writer, and every other queue's
     // publishes, for seconds; the other states are found through their own small indexes.
-    while (writer.submit(tx -> SqliteQueueDeletion.deleteReady(tx, name, DELETE_CHUNK)) == DELETE_CHUNK) {
-      // next chunk, in a transaction of its own
-    }
+    int deleted;
+    do {
+      deleted = writer.submit(tx -> SqliteQueueDeletion.deleteReady(tx, name, DELETE_CHUNK));
+    } while (deleted == DELETE_CHUNK);
     boolean existed = writer.submit(tx -> {
       SqliteQueueDeletion.deleteNotReady(tx, name);
       PreparedStatement idem = tx.prepare("DELETE FROM idempotency WHERE queue = ?");
@@ -296,18 +297,18 @@ public final class SqliteStore implements Store {
 
   @Override
   public List<PublishResult> messagesPublish(PublishBatch batch) {
-    return writer.submit(tx -> SqlitePublishAndClaim.publish(tx, batch), batch.messages().size());
+    return writer.submit(tx -> SqlitePublishAndClaim.publish(tx, batch));
   }
 
   @Override
   public List<Delivery> messagesClaim(ClaimRequest request) {
     // A claim that found nothing needs no fsync: it changed nothing and promises nothing.
-    return writer.submitClaim(tx -> SqlitePublishAndClaim.claim(tx, request), request.max());
+    return writer.submitClaim(tx -> SqlitePublishAndClaim.claim(tx, request));
   }
 
   @Override
   public List<LeaseOutcome> messagesSettle(SettleRequest request) {
-    return writer.submit(tx -> SqliteSettle.settle(tx, request), request.leaseIds().size());
+    return writer.submit(tx -> SqliteSettle.settle(tx, request));
   }
 
   @Override
