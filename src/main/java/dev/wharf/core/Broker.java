@@ -9,6 +9,7 @@ import dev.wharf.store.MessageState;
 import dev.wharf.store.NewMessage;
 import dev.wharf.store.PublishBatch;
 import dev.wharf.store.PublishResult;
+import dev.wharf.store.PublishedAndClaimed;
 import dev.wharf.store.QueueCounts;
 import dev.wharf.store.RedriveRequest;
 import dev.wharf.store.Store;
@@ -123,6 +124,11 @@ public final class Broker implements AutoCloseable {
     return waiters.parkedCount();
   }
 
+  /** Consumers parked on one queue right now, ready to be handed what is published to it. */
+  public int waitingConsumers(String queue) {
+    return waiters.parkedOn(queue);
+  }
+
   public QueueStats stats(String queue) {
     QueueSettings s = queues.require(queue);
     QueueCounts counts = store.queueCounts(queue, clock.instant());
@@ -186,12 +192,47 @@ public final class Broker implements AutoCloseable {
               p.idempotencyKey(),
               p.key()));
     }
-    List<PublishResult> results =
-        guard(() -> store.messagesPublish(
-            new PublishBatch(queue, rows, now, now.plus(options.idempotencyWindow()))));
+    PublishBatch batch = new PublishBatch(queue, rows, now, now.plus(options.idempotencyWindow()));
+    List<QueueWaiters.Waiter> taken = waiters.take(queue, visibleNow);
+    List<PublishResult> results;
+    int handed = 0;
+    if (taken.isEmpty()) {
+      results = guard(() -> store.messagesPublish(batch));
+    } else {
+      PublishedAndClaimed out = publishAndHandOver(batch, taken);
+      results = out.published();
+      for (List<Delivery> d : out.claimed()) {
+        handed += d.size();
+      }
+    }
     metrics.count(queue, Event.PUBLISHED, results.stream().filter(r -> !r.duplicate()).count());
-    madeVisible(queue, visibleNow, earliestLater);
+    madeVisible(queue, Math.max(0, visibleNow - handed), earliestLater);
     return results;
+  }
+
+  /**
+   * Writes a publish together with leases for consumers already parked on its queue, and hands
+   * each its deliveries: they get the messages at the publisher's own commit, without a wake-up
+   * and a claim of their own.
+   */
+  private PublishedAndClaimed publishAndHandOver(
+      PublishBatch batch, List<QueueWaiters.Waiter> taken) {
+    List<ClaimRequest> claims = new ArrayList<>(taken.size());
+    for (QueueWaiters.Waiter w : taken) {
+      claims.add(new ClaimRequest(batch.queue(), w.wants, batch.now(), batch.now().plus(w.lease)));
+    }
+    PublishedAndClaimed out;
+    try {
+      out = guard(() -> store.messagesPublishAndClaim(batch, claims));
+    } catch (RuntimeException e) {
+      // Nothing was written: each consumer goes back to claiming and waiting on its own.
+      taken.forEach(w -> w.handOver(List.of()));
+      throw e;
+    }
+    for (int i = 0; i < taken.size(); i++) {
+      taken.get(i).handOver(out.claimed().get(i));
+    }
+    return out;
   }
 
   // ---- consuming ----
@@ -233,7 +274,11 @@ public final class Broker implements AutoCloseable {
           entered = true;
           scheduleWakeForDelayed(queue, now);
         }
-        w.await(epoch, max, left);
+        List<Delivery> handed = w.await(epoch, max, lease, left);
+        if (handed != null && !handed.isEmpty()) {
+          metrics.receiveWaited(Duration.ofNanos(System.nanoTime() - started));
+          return handed;
+        }
         if (Thread.currentThread().isInterrupted()) {
           return List.of();
         }

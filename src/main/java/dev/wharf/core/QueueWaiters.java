@@ -1,8 +1,12 @@
 package dev.wharf.core;
 
+import dev.wharf.store.Delivery;
+import java.time.Duration;
 import java.util.ArrayList;
 import java.util.LinkedHashSet;
 import java.util.List;
+import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.atomic.AtomicInteger;
 import java.util.concurrent.atomic.AtomicLong;
 import java.util.concurrent.locks.LockSupport;
 import java.util.concurrent.locks.ReentrantLock;
@@ -16,19 +20,48 @@ import java.util.concurrent.locks.ReentrantLock;
  * A woken consumer always claims once more before giving up, so a wake is never wasted on a
  * consumer that is timing out. Every path that makes messages visible wakes for as many messages
  * as it made visible, so a consumer that takes a full batch need not pass the turn on.
+ *
+ * <p>A publisher may instead {@link #take} parked consumers before it writes: it then leases
+ * messages for them in its own transaction and {@link Waiter#handOver hands them over}, which
+ * saves the consumer a wake-up and a claim of its own. Each waiter ends in exactly one of three
+ * ways (left on its own, woken, taken), decided by one compare-and-set, so a consumer timing out
+ * and a publisher taking it cannot both win; a taken consumer waits for its hand-over, which
+ * comes once the publisher's write has returned.
  */
 final class QueueWaiters {
+  private static final int PARKED = 0;
+  private static final int LEFT = 1;
+  private static final int WOKEN = 2;
+  private static final int TAKEN = 3;
+
   private final AtomicLong epoch = new AtomicLong();
   private final ReentrantLock lock = new ReentrantLock();
   private final LinkedHashSet<Waiter> parked = new LinkedHashSet<>();
 
-  private static final class Waiter {
-    final Thread thread = Thread.currentThread();
+  /** A parked consumer: how many messages it wants, and for how long it would lease them. */
+  static final class Waiter {
+    private final Thread thread = Thread.currentThread();
     final int wants;
-    volatile boolean woken;
+    final Duration lease;
+    private final AtomicInteger state = new AtomicInteger(PARKED);
+    private final CompletableFuture<List<Delivery>> handed = new CompletableFuture<>();
 
-    Waiter(int wants) {
+    private Waiter(int wants, Duration lease) {
       this.wants = wants;
+      this.lease = lease;
+    }
+
+    /**
+     * Gives a taken consumer what was leased for it; an empty list sends it back to claiming on
+     * its own (the publish failed, or found nothing left to lease).
+     */
+    void handOver(List<Delivery> deliveries) {
+      handed.complete(deliveries);
+      LockSupport.unpark(thread);
+    }
+
+    private boolean end(int how) {
+      return state.compareAndSet(PARKED, how);
     }
   }
 
@@ -45,36 +78,65 @@ final class QueueWaiters {
     }
   }
 
-  /** Parks the calling thread for at most {@code nanos}, unless the epoch moved past seenEpoch. */
-  void await(long seenEpoch, int wants, long nanos) {
-    Waiter w = new Waiter(wants);
+  /**
+   * Parks the calling thread for at most {@code nanos}, unless the epoch moved past seenEpoch.
+   *
+   * @return what a publisher handed over, or null when the consumer was woken or timed out and
+   *     should claim for itself
+   */
+  List<Delivery> await(long seenEpoch, int wants, Duration lease, long nanos) {
+    Waiter w = new Waiter(wants, lease);
     lock.lock();
     try {
       parked.add(w);
     } finally {
       lock.unlock();
     }
-    try {
-      if (epoch.get() != seenEpoch) {
-        return;
-      }
+    if (epoch.get() == seenEpoch) {
       long deadline = System.nanoTime() + nanos;
       long left;
-      while (!w.woken && (left = deadline - System.nanoTime()) > 0) {
+      while (w.state.get() == PARKED && (left = deadline - System.nanoTime()) > 0) {
         LockSupport.parkNanos(this, left);
-        if (Thread.interrupted()) {
-          Thread.currentThread().interrupt();
-          return;
+        if (Thread.currentThread().isInterrupted()) {
+          break;
+        }
+      }
+    }
+    lock.lock();
+    try {
+      parked.remove(w);
+    } finally {
+      lock.unlock();
+    }
+    if (w.end(LEFT) || w.state.get() == WOKEN) {
+      return null;
+    }
+    // Taken: the publisher's write is under way and bounded; its leases are this consumer's now.
+    return w.handed.join();
+  }
+
+  /**
+   * Takes parked consumers, oldest first, until they want at least {@code messages} between them.
+   * Each must be {@link Waiter#handOver handed} a result, even an empty one.
+   */
+  List<Waiter> take(int messages) {
+    List<Waiter> out = new ArrayList<>(1);
+    int wanted = 0;
+    lock.lock();
+    try {
+      var it = parked.iterator();
+      while (wanted < messages && it.hasNext()) {
+        Waiter w = it.next();
+        it.remove();
+        if (w.end(TAKEN)) {
+          out.add(w);
+          wanted += w.wants;
         }
       }
     } finally {
-      lock.lock();
-      try {
-        parked.remove(w);
-      } finally {
-        lock.unlock();
-      }
+      lock.unlock();
     }
+    return out;
   }
 
   /** Wakes every parked consumer (the queue is gone: each must hear so, not wait on). */
@@ -89,8 +151,9 @@ final class QueueWaiters {
       lock.unlock();
     }
     for (Waiter w : all) {
-      w.woken = true;
-      LockSupport.unpark(w.thread);
+      if (w.end(WOKEN)) {
+        LockSupport.unpark(w.thread);
+      }
     }
   }
 
@@ -111,9 +174,10 @@ final class QueueWaiters {
       } finally {
         lock.unlock();
       }
-      w.woken = true;
-      LockSupport.unpark(w.thread);
-      left -= w.wants;
+      if (w.end(WOKEN)) {
+        LockSupport.unpark(w.thread);
+        left -= w.wants;
+      }
     }
   }
 }

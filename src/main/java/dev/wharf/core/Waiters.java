@@ -1,5 +1,6 @@
 package dev.wharf.core;
 
+import java.util.List;
 import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.atomic.AtomicInteger;
 
@@ -25,6 +26,15 @@ final class Waiters {
     }
   }
 
+  /**
+   * Takes consumers parked on a queue for a publisher to hand {@code messages} new messages to;
+   * none when nobody waits.
+   */
+  List<QueueWaiters.Waiter> take(String queue, int messages) {
+    QueueWaiters w = byQueue.get(queue);
+    return w == null || messages <= 0 ? List.of() : w.take(messages);
+  }
+
   /** Wakes every consumer parked on a queue that was just deleted. */
   void wakeAll(String queue) {
     QueueWaiters w = byQueue.get(queue);
@@ -34,8 +44,12 @@ final class Waiters {
   }
 
   boolean hasWaiters(String queue) {
+    return parkedOn(queue) > 0;
+  }
+
+  int parkedOn(String queue) {
     QueueWaiters w = byQueue.get(queue);
-    return w != null && w.size() > 0;
+    return w == null ? 0 : w.size();
   }
 
   /** Takes a parking slot, or throws when the bound is reached. Pair with {@link #leave()}. */

@@ -35,6 +35,14 @@ public interface Store extends AutoCloseable {
 
   List<Delivery> messagesClaim(ClaimRequest request);
 
+  /**
+   * Publishes a batch and then runs each claim, in order, in the same transaction: the hand-off
+   * of new messages to consumers already waiting for them. A claim takes the oldest visible
+   * messages as {@link #messagesClaim} would, which may be older ones than this batch's. Returns
+   * once all of it is durable, so no consumer holds a message its publisher could still lose.
+   */
+  PublishedAndClaimed messagesPublishAndClaim(PublishBatch batch, List<ClaimRequest> claims);
+
   /** One outcome per distinct lease id, in request order. */
   List<LeaseOutcome> messagesSettle(SettleRequest request);
 

@@ -550,6 +550,82 @@ public abstract class StoreContract {
     }
   }
 
+  /** Starts a long-poll and returns once it is parked on the queue. */
+  private Future<List<Delivery>> parkedReceive(
+      java.util.concurrent.ExecutorService pool, String queue, int max) {
+    int before = broker.waitingConsumers(queue);
+    Future<List<Delivery>> f =
+        pool.submit(() -> broker.receive(queue, max, Duration.ofSeconds(30), null));
+    long deadline = System.nanoTime() + Duration.ofSeconds(10).toNanos();
+    while (broker.waitingConsumers(queue) == before) {
+      assertThat(System.nanoTime()).as("the receive parks").isLessThan(deadline);
+      java.util.concurrent.locks.LockSupport.parkNanos(1_000_000);
+    }
+    return f;
+  }
+
+  @Test
+  void aPublishLeasesToAParkedConsumerInItsOwnCommit() throws Exception {
+    queue("q", null, null);
+    try (var pool = Executors.newVirtualThreadPerTaskExecutor()) {
+      Future<List<Delivery>> waiting = parkedReceive(pool, "q", 2);
+      List<PublishResult> sent =
+          broker.publish("q", List.of(Publish.json("1"), Publish.json("2"), Publish.json("3")));
+      // Already leased when the publish returns: the hand-off was part of the publish's write.
+      QueueStatsAssert.of(broker.stats("q").counts()).is(1, 0, 2, 0);
+      List<Delivery> got = waiting.get(10, java.util.concurrent.TimeUnit.SECONDS);
+      assertThat(got).extracting(d -> d.message().id())
+          .containsExactly(sent.get(0).id(), sent.get(1).id());
+      assertThat(got).allSatisfy(d -> {
+        assertThat(d.message().attempt()).isEqualTo(1);
+        assertThat(d.leaseUntil()).isEqualTo(clock.instant().plusSeconds(30));
+      });
+      assertThat(broker.settle().ack("q", got.stream().map(Delivery::leaseId).toList(), false))
+          .extracting(LeaseOutcome::outcome).containsOnly(Outcome.ACKED);
+      assertThat(receive("q", 10)).extracting(d -> d.message().id())
+          .containsExactly(sent.get(2).id());
+    }
+  }
+
+  @Test
+  void aHandOffTakesTheOldestVisibleMessageFirst() throws Exception {
+    queue("q", null, null);
+    broker.publish("q", List.of(new Publish(ContentType.JSON, "early".getBytes(), null, null,
+        Duration.ofSeconds(5), null, null, null)));
+    try (var pool = Executors.newVirtualThreadPerTaskExecutor()) {
+      Future<List<Delivery>> waiting = parkedReceive(pool, "q", 1);
+      // The delayed message comes due on the store's clock while the consumer is parked.
+      clock.advance(Duration.ofSeconds(5));
+      publish("q", "late");
+      assertThat(waiting.get(10, java.util.concurrent.TimeUnit.SECONDS))
+          .extracting(StoreContract::body).containsExactly("early");
+      assertThat(receive("q", 10)).extracting(StoreContract::body).containsExactly("late");
+    }
+  }
+
+  @Test
+  void aPublishThatAddsNothingLeavesTheConsumerWaitingForTheNext() throws Exception {
+    queue("q", null, null);
+    Publish keyed = new Publish(ContentType.JSON, "1".getBytes(), null, null, null, null,
+        "evt-1", null);
+    String first = broker.publish("q", List.of(keyed)).get(0).id();
+    broker.settle().ack("q", List.of(receive("q", 1).get(0).leaseId()), false);
+    try (var pool = Executors.newVirtualThreadPerTaskExecutor()) {
+      Future<List<Delivery>> waiting = parkedReceive(pool, "q", 1);
+      // A duplicate: the consumer is taken for it, handed nothing, and parks again.
+      assertThat(broker.publish("q", List.of(keyed)).get(0).id()).isEqualTo(first);
+      long deadline = System.nanoTime() + Duration.ofSeconds(10).toNanos();
+      while (broker.waitingConsumers("q") == 0) {
+        assertThat(waiting.isDone()).as("the consumer answered early").isFalse();
+        assertThat(System.nanoTime()).as("the receive parks again").isLessThan(deadline);
+        java.util.concurrent.locks.LockSupport.parkNanos(1_000_000);
+      }
+      String id = publish("q", "2");
+      assertThat(waiting.get(10, java.util.concurrent.TimeUnit.SECONDS))
+          .extracting(d -> d.message().id()).containsExactly(id);
+    }
+  }
+
   @Test
   void countsFollowEveryTransition() {
     queue("q", 1, null);

@@ -8,6 +8,7 @@ import dev.wharf.store.LeaseOutcome;
 import dev.wharf.store.Message;
 import dev.wharf.store.PublishBatch;
 import dev.wharf.store.PublishResult;
+import dev.wharf.store.PublishedAndClaimed;
 import dev.wharf.store.QueueCounts;
 import dev.wharf.store.QueueRecord;
 import dev.wharf.store.ReapResult;
@@ -190,6 +191,19 @@ public final class PostgresStore implements Store {
   @Override
   public List<Delivery> messagesClaim(ClaimRequest request) {
     return writer.submit(tx -> PgClaim.claim(tx, request));
+  }
+
+  @Override
+  public PublishedAndClaimed messagesPublishAndClaim(
+      PublishBatch batch, List<ClaimRequest> claims) {
+    return writer.submit(tx -> {
+      List<PublishResult> published = PgPublish.publish(tx, batch);
+      List<List<Delivery>> claimed = new ArrayList<>(claims.size());
+      for (ClaimRequest c : claims) {
+        claimed.add(PgClaim.claim(tx, c));
+      }
+      return new PublishedAndClaimed(published, claimed);
+    });
   }
 
   @Override

@@ -10,6 +10,7 @@ import dev.wharf.store.Message;
 import dev.wharf.store.MessageState;
 import dev.wharf.store.PublishBatch;
 import dev.wharf.store.PublishResult;
+import dev.wharf.store.PublishedAndClaimed;
 import dev.wharf.store.QueueCounts;
 import dev.wharf.store.QueueRecord;
 import dev.wharf.store.ReapResult;
@@ -304,6 +305,21 @@ public final class SqliteStore implements Store {
   public List<Delivery> messagesClaim(ClaimRequest request) {
     // A claim that found nothing needs no fsync: it changed nothing and promises nothing.
     return writer.submitClaim(tx -> SqlitePublishAndClaim.claim(tx, request));
+  }
+
+  @Override
+  public PublishedAndClaimed messagesPublishAndClaim(
+      PublishBatch batch, List<ClaimRequest> claims) {
+    // Not a submitClaim: what it leases was published in this very transaction, so it is
+    // answered at the fsync that makes the publish durable.
+    return writer.submit(tx -> {
+      List<PublishResult> published = SqlitePublishAndClaim.publish(tx, batch);
+      List<List<Delivery>> claimed = new ArrayList<>(claims.size());
+      for (ClaimRequest c : claims) {
+        claimed.add(SqlitePublishAndClaim.claim(tx, c));
+      }
+      return new PublishedAndClaimed(published, claimed);
+    });
   }
 
   @Override
