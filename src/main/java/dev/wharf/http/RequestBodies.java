@@ -66,16 +66,23 @@ public final class RequestBodies {
     if (!req.content().hasEntity()) {
       return new byte[0];
     }
-    // A declared length is read into one exact buffer; a chunked body declares none, so reading
-    // stops one byte past the limit.
-    int cap =
-        declared.isPresent()
-            ? (int) declared.getAsLong()
-            : (int) Math.min(Integer.MAX_VALUE - 8, maxBytes + 1);
     byte[] bytes;
     try (InputStream in = req.content().inputStream()) {
-      bytes = in.readNBytes(cap);
+      if (declared.isPresent()) {
+        // Straight into one exact buffer: readNBytes(int) would gather chunks and copy them
+        // again, and a batch publish body is most of what a server allocates.
+        bytes = new byte[(int) declared.getAsLong()];
+        if (in.readNBytes(bytes, 0, bytes.length) < bytes.length) {
+          throw ApiError.invalidBody("the body ended before its Content-Length");
+        }
+      } else {
+        // A chunked body declares no length, so reading stops one byte past the limit.
+        bytes = in.readNBytes((int) Math.min(Integer.MAX_VALUE - 8, maxBytes + 1));
+      }
     } catch (IOException | RuntimeException e) {
+      if (e instanceof ApiError a) {
+        throw a;
+      }
       // Broken framing (a bad chunk size) or a client that left half way.
       throw ApiError.invalidBody("the body could not be read");
     }
