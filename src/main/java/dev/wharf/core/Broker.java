@@ -221,18 +221,17 @@ public final class Broker implements AutoCloseable {
     for (QueueWaiters.Waiter w : taken) {
       claims.add(new ClaimRequest(batch.queue(), w.wants, batch.now(), batch.now().plus(w.lease)));
     }
-    PublishedAndClaimed out;
+    PublishedAndClaimed out = null;
     try {
       out = guard(() -> store.messagesPublishAndClaim(batch, claims));
-    } catch (RuntimeException e) {
-      // Nothing was written: each consumer goes back to claiming and waiting on its own.
-      taken.forEach(w -> w.handOver(List.of()));
-      throw e;
+      return out;
+    } finally {
+      // Every taken consumer waits for its hand-over, so each gets one whatever happened; after a
+      // failure, an empty one sends it back to claiming and waiting on its own.
+      for (int i = 0; i < taken.size(); i++) {
+        taken.get(i).handOver(out == null ? List.of() : out.claimed().get(i));
+      }
     }
-    for (int i = 0; i < taken.size(); i++) {
-      taken.get(i).handOver(out.claimed().get(i));
-    }
-    return out;
   }
 
   // ---- consuming ----
