@@ -16,6 +16,7 @@ import dev.wharf.store.RedriveRequest;
 import dev.wharf.store.SettleRequest;
 import dev.wharf.store.Store;
 import dev.wharf.store.StoreException;
+import dev.wharf.store.jdbc.PublishThenClaim;
 import java.sql.Connection;
 import java.sql.DriverManager;
 import java.sql.ResultSet;
@@ -196,14 +197,8 @@ public final class PostgresStore implements Store {
   @Override
   public PublishedAndClaimed messagesPublishAndClaim(
       PublishBatch batch, List<ClaimRequest> claims) {
-    return writer.submit(tx -> {
-      List<PublishResult> published = PgPublish.publish(tx, batch);
-      List<List<Delivery>> claimed = new ArrayList<>(claims.size());
-      for (ClaimRequest c : claims) {
-        claimed.add(PgClaim.claim(tx, c));
-      }
-      return new PublishedAndClaimed(published, claimed);
-    });
+    return writer.submit(tx -> PublishThenClaim.run(
+        PgPublish.publish(tx, batch), claims, c -> PgClaim.claim(tx, c)));
   }
 
   @Override

@@ -103,43 +103,26 @@ final class SqlitePublishAndClaim {
     return new PublishResult(id, false, true);
   }
 
+  /**
+   * A message with no headers, metadata, TTL or key (the common case) binds only the first seven
+   * parameters: each one costs the writer a call into the driver, so columns left NULL are not
+   * named at all.
+   */
+  private static final String INSERT_PLAIN =
+      "INSERT INTO messages(seq, id, queue, state, content_type, payload, attempt, published_at,"
+          + " visible_at) VALUES (?, ?, ?, 0, ?, ?, 0, ?, ?)";
+
+  private static final String INSERT_FULL =
+      "INSERT INTO messages(seq, id, queue, state, content_type, payload, attempt, published_at,"
+          + " visible_at, headers, metadata, expires_at, msg_key)"
+          + " VALUES (?, ?, ?, 0, ?, ?, 0, ?, ?, ?, ?, ?, ?)";
+
   private static void insert(Tx tx, String queue, NewMessage m, long now) throws SQLException {
     String headers = MessageRows.headers(m.headers());
     Long expiresAt = MessageRows.millis(m.expiresAt());
-    if (headers == null && m.metadata() == null && expiresAt == null && m.key() == null) {
-      insertPlain(tx, queue, m, now);
-      return;
-    }
-    PreparedStatement ps =
-        tx.prepare(
-            "INSERT INTO messages(seq, id, queue, state, content_type, payload, headers, metadata,"
-                + " attempt, published_at, visible_at, expires_at, msg_key)"
-                + " VALUES (?, ?, ?, 0, ?, ?, ?, ?, 0, ?, ?, ?, ?)");
-    ps.setLong(1, tx.nextSeq());
-    ps.setString(2, m.id());
-    ps.setString(3, queue);
-    ps.setInt(4, MessageRows.contentType(m.contentType()));
-    ps.setBytes(5, m.payload());
-    ps.setString(6, headers);
-    ps.setString(7, m.metadata());
-    ps.setLong(8, now);
-    ps.setLong(9, m.visibleAt().toEpochMilli());
-    setNullableLong(ps, 10, expiresAt);
-    ps.setString(11, m.key());
-    ps.executeUpdate();
-    tx.delta.add(queue, READY, null, 1);
-  }
-
-  /**
-   * A message with no headers, metadata, TTL or key, the common case: every parameter costs the
-   * writer a call into the driver, so the columns left NULL are not bound at all.
-   */
-  private static void insertPlain(Tx tx, String queue, NewMessage m, long now)
-      throws SQLException {
-    PreparedStatement ps =
-        tx.prepare(
-            "INSERT INTO messages(seq, id, queue, state, content_type, payload, attempt,"
-                + " published_at, visible_at) VALUES (?, ?, ?, 0, ?, ?, 0, ?, ?)");
+    boolean plain =
+        headers == null && m.metadata() == null && expiresAt == null && m.key() == null;
+    PreparedStatement ps = tx.prepare(plain ? INSERT_PLAIN : INSERT_FULL);
     ps.setLong(1, tx.nextSeq());
     ps.setString(2, m.id());
     ps.setString(3, queue);
@@ -147,6 +130,12 @@ final class SqlitePublishAndClaim {
     ps.setBytes(5, m.payload());
     ps.setLong(6, now);
     ps.setLong(7, m.visibleAt().toEpochMilli());
+    if (!plain) {
+      ps.setString(8, headers);
+      ps.setString(9, m.metadata());
+      setNullableLong(ps, 10, expiresAt);
+      ps.setString(11, m.key());
+    }
     ps.executeUpdate();
     tx.delta.add(queue, READY, null, 1);
   }

@@ -1,6 +1,7 @@
 package dev.wharf.store.sqlite;
 
 import dev.wharf.store.jdbc.MessageRows;
+import dev.wharf.store.jdbc.PublishThenClaim;
 import dev.wharf.store.BrowseRequest;
 import dev.wharf.store.ClaimRequest;
 import dev.wharf.store.Delivery;
@@ -312,14 +313,8 @@ public final class SqliteStore implements Store {
       PublishBatch batch, List<ClaimRequest> claims) {
     // Not a submitClaim: what it leases was published in this very transaction, so it is
     // answered at the fsync that makes the publish durable.
-    return writer.submit(tx -> {
-      List<PublishResult> published = SqlitePublishAndClaim.publish(tx, batch);
-      List<List<Delivery>> claimed = new ArrayList<>(claims.size());
-      for (ClaimRequest c : claims) {
-        claimed.add(SqlitePublishAndClaim.claim(tx, c));
-      }
-      return new PublishedAndClaimed(published, claimed);
-    });
+    return writer.submit(tx -> PublishThenClaim.run(
+        SqlitePublishAndClaim.publish(tx, batch), claims, c -> SqlitePublishAndClaim.claim(tx, c)));
   }
 
   @Override
