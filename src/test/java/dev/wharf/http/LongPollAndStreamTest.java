@@ -54,6 +54,35 @@ class LongPollAndStreamTest {
   }
 
   @Test
+  void aParkedLongPollIsHandedThePublishWithinThePublishItself() throws Exception {
+    CompletableFuture<Reply> poll = new CompletableFuture<>();
+    Thread.ofVirtual().start(() -> poll.complete(
+        api.post("/v1/queues/w/receive", "{\"max\": 2, \"wait\": \"25s\"}")));
+    long until = System.nanoTime() + TimeUnit.SECONDS.toNanos(10);
+    while (server.broker.waitingConsumers("w") == 0 && System.nanoTime() < until) {
+      Thread.sleep(5);
+    }
+    assertThat(server.broker.waitingConsumers("w")).isEqualTo(1);
+    Reply pub = api.post("/v1/queues/w/messages",
+        "{\"messages\": [{\"body\": 1}, {\"body\": 2}, {\"body\": 3}]}");
+    assertThat(pub.status()).isEqualTo(201);
+    // Leased by the time the publisher has its answer: the hand-off is part of the publish.
+    JsonNode stats = api.get("/v1/queues/w").json().get("stats");
+    assertThat(stats.get("leased").asInt()).isEqualTo(2);
+    assertThat(stats.get("ready").asInt()).isEqualTo(1);
+    Reply got = poll.get(10, TimeUnit.SECONDS);
+    assertThat(got.status()).isEqualTo(200);
+    assertThat(got.json().get("messages")).extracting(m -> m.get("id").asText())
+        .containsExactly(
+            pub.json().at("/messages/0/id").asText(), pub.json().at("/messages/1/id").asText());
+    String leases = "[\"" + got.json().at("/messages/0/lease_id").asText() + "\", \""
+        + got.json().at("/messages/1/lease_id").asText() + "\"]";
+    Reply ack = api.post("/v1/queues/w/ack", "{\"lease_ids\": " + leases + "}");
+    assertThat(ack.status()).isEqualTo(200);
+    assertThat(api.get("/v1/queues/w").json().at("/stats/leased").asInt()).isZero();
+  }
+
+  @Test
   void deletingTheQueueAnswersItsLongPollsAtOnce() throws Exception {
     CompletableFuture<Reply> poll = new CompletableFuture<>();
     Thread.ofVirtual()
