@@ -1,5 +1,6 @@
 package dev.wharf.config;
 
+import dev.wharf.store.sqlite.SqliteStore;
 import java.nio.file.Path;
 
 /** The {@code storage} section: which backend keeps the messages. */
@@ -14,7 +15,8 @@ public sealed interface StorageConfig {
    * @param pageSize the page size of a new database file (an existing one keeps its own)
    */
   record Sqlite(Path path, int pageSize) implements StorageConfig {
-    public static final int DEFAULT_PAGE_SIZE = 4096;
+    /** The store's own default, so a config without {@code page_size} means what the store does. */
+    public static final int DEFAULT_PAGE_SIZE = SqliteStore.DEFAULT_PAGE_SIZE;
 
     public Sqlite(Path path) {
       this(path, DEFAULT_PAGE_SIZE);

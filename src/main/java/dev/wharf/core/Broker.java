@@ -263,10 +263,7 @@ public final class Broker implements AutoCloseable {
             guard(() -> store.messagesClaim(new ClaimRequest(queue, max, now, now.plus(lease))));
         long left = deadline - System.nanoTime();
         if (!got.isEmpty() || left <= 0) {
-          if (!wait.isZero()) {
-            metrics.receiveWaited(Duration.ofNanos(System.nanoTime() - started));
-          }
-          return got;
+          return waited(wait, started, got);
         }
         if (!entered) {
           waiters.enter();
@@ -275,8 +272,7 @@ public final class Broker implements AutoCloseable {
         }
         List<Delivery> handed = w.await(epoch, max, lease, left);
         if (handed != null && !handed.isEmpty()) {
-          metrics.receiveWaited(Duration.ofNanos(System.nanoTime() - started));
-          return handed;
+          return waited(wait, started, handed);
         }
         if (Thread.currentThread().isInterrupted()) {
           return List.of();
@@ -288,6 +284,14 @@ public final class Broker implements AutoCloseable {
         waiters.leave();
       }
     }
+  }
+
+  /** Records how long a receive that could wait took to be answered. */
+  private List<Delivery> waited(Duration wait, long startedNanos, List<Delivery> got) {
+    if (!wait.isZero()) {
+      metrics.receiveWaited(Duration.ofNanos(System.nanoTime() - startedNanos));
+    }
+    return got;
   }
 
   public Reapers reapers() {

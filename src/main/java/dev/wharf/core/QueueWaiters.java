@@ -120,7 +120,8 @@ final class QueueWaiters {
    * Each must be {@link Waiter#handOver handed} a result, even an empty one.
    */
   List<Waiter> take(int messages) {
-    List<Waiter> out = new ArrayList<>(1);
+    // Every publish asks, and nearly always nobody waits: no allocation for that answer.
+    List<Waiter> out = null;
     int wanted = 0;
     lock.lock();
     try {
@@ -129,6 +130,9 @@ final class QueueWaiters {
         Waiter w = it.next();
         it.remove();
         if (w.end(TAKEN)) {
+          if (out == null) {
+            out = new ArrayList<>(1);
+          }
           out.add(w);
           wanted += w.wants;
         }
@@ -136,7 +140,7 @@ final class QueueWaiters {
     } finally {
       lock.unlock();
     }
-    return out;
+    return out == null ? List.of() : out;
   }
 
   /** Wakes every parked consumer (the queue is gone: each must hear so, not wait on). */
