@@ -66,7 +66,8 @@ final class Checkpointer implements AutoCloseable {
   /** Writer thread only: no RESTART before this System.nanoTime. */
   private long nextRestartNanos;
 
-  Checkpointer(String url, long restartFrames) throws SQLException {
+  /** @param background whether this class's own thread runs passive passes */
+  Checkpointer(String url, long restartFrames, boolean background) throws SQLException {
     this.restartFrames = restartFrames;
     this.nextRestartNanos = System.nanoTime();
     conn = SqliteConnections.open(url);
@@ -74,7 +75,10 @@ final class Checkpointer implements AutoCloseable {
       s.execute("PRAGMA synchronous = NORMAL");
       s.execute("PRAGMA busy_timeout = 5000");
     }
-    thread = Thread.ofPlatform().name("wharf-sqlite-checkpoint").daemon().start(this::loop);
+    thread =
+        background
+            ? Thread.ofPlatform().name("wharf-sqlite-checkpoint").daemon().start(this::loop)
+            : null;
   }
 
   private void loop() {
@@ -152,9 +156,11 @@ final class Checkpointer implements AutoCloseable {
   @Override
   public void close() {
     open = false;
-    thread.interrupt();
     try {
-      thread.join(5000);
+      if (thread != null) {
+        thread.interrupt();
+        thread.join(5000);
+      }
       try (Statement s = conn.createStatement()) {
         s.execute("PRAGMA wal_checkpoint(TRUNCATE)");
       }

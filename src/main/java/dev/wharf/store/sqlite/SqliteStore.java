@@ -57,6 +57,8 @@ public final class SqliteStore implements Store {
   /** Frames past which the WAL restarts; 0: {@link Checkpointer#RESTART_BYTES} worth. */
   private final long walRestartFrames;
   private final GroupCommitWriter.WalSync beforeSync;
+  /** False only in tests that place every passive checkpoint themselves ({@link #checkpointNow}). */
+  private boolean checkpointInBackground = true;
 
   public SqliteStore(Path file) {
     this(file, DEFAULT_PAGE_SIZE);
@@ -116,7 +118,8 @@ public final class SqliteStore implements Store {
       checkpointer =
           new Checkpointer(
               url,
-              walRestartFrames > 0 ? walRestartFrames : Checkpointer.restartFrames(pageSizeInUse));
+              walRestartFrames > 0 ? walRestartFrames : Checkpointer.restartFrames(pageSizeInUse),
+              checkpointInBackground);
       writer =
           new GroupCommitWriter(
               writeConn,
@@ -202,6 +205,14 @@ public final class SqliteStore implements Store {
   /** The writer, for tests that need an operation inside its transaction. */
   GroupCommitWriter writer() {
     return writer;
+  }
+
+  /**
+   * Before {@link #start}: no passive checkpoint runs but those {@link #checkpointNow} asks for, so a
+   * test decides exactly where they land.
+   */
+  void checkpointOnlyWhenAsked() {
+    checkpointInBackground = false;
   }
 
   /** Runs one passive checkpoint now instead of waiting for the checkpointer's next pass. */
