@@ -5,6 +5,7 @@ import dev.wharf.config.StorageConfig;
 import dev.wharf.config.WharfConfig;
 import dev.wharf.core.Broker;
 import dev.wharf.http.WharfHttp;
+import dev.wharf.http.server.HttpServer;
 import dev.wharf.store.Store;
 import io.micrometer.prometheusmetrics.PrometheusConfig;
 import io.micrometer.core.instrument.binder.jvm.JvmMemoryMetrics;
@@ -59,16 +60,15 @@ public final class WharfApp implements AutoCloseable {
       }
 
       step = "listen on " + config.server().host() + ":" + config.server().port();
-      WharfHttp http = WharfHttp.start(broker, registry, config.httpSettings());
-      started.push(http);
-      // Helidon logs a failed bind and returns a stopped server rather than throwing.
-      if (http.port() < 1) {
+      WharfHttp http;
+      try {
+        http = WharfHttp.start(broker, registry, config.httpSettings());
+      } catch (HttpServer.CannotBind e) {
         throw new StartupException(
-            "cannot "
-                + step
-                + ": the address is in use or not available (see the server log above)",
-            null);
+            "cannot " + step + ": the address is in use or not available (" + e.getMessage() + ")",
+            e);
       }
+      started.push(http);
       return new WharfApp(config, broker, http, started);
     } catch (RuntimeException e) {
       closeAll(started);

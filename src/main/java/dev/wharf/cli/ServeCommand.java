@@ -17,7 +17,7 @@ import picocli.CommandLine.Spec;
 @Command(name = "serve", mixinStandardHelpOptions = true, description = "Run the Wharf server.")
 final class ServeCommand implements Runnable {
   // Held strongly: java.util.logging forgets the level of a logger nobody references.
-  private static final Logger HELIDON = Logger.getLogger("io.helidon");
+  private static final Logger NETTY = Logger.getLogger("io.netty");
 
   @ParentCommand Main main;
   @Spec CommandSpec spec;
@@ -33,7 +33,7 @@ final class ServeCommand implements Runnable {
     WharfConfig cfg = CliConfig.load(config, main.env);
     // The one start line below says what matters; the server's own start-up chatter is noise.
     if (!main.env.containsKey("WHARF_VERBOSE")) {
-      HELIDON.setLevel(Level.WARNING);
+      NETTY.setLevel(Level.WARNING);
     }
     WharfApp app;
     try {

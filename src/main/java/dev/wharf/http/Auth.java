@@ -1,9 +1,7 @@
 package dev.wharf.http;
 
-import io.helidon.http.HeaderNames;
-import io.helidon.webserver.http.ServerRequest;
+import dev.wharf.http.server.Request;
 import java.net.InetSocketAddress;
-import java.net.SocketAddress;
 import java.nio.charset.StandardCharsets;
 import java.security.MessageDigest;
 import java.util.List;
@@ -25,7 +23,7 @@ public final class Auth {
     this.requireTokens = requireTokens;
   }
 
-  public void management(ServerRequest req) {
+  public void management(Request req) {
     if (admin == null) {
       if (!loopback(req)) {
         throw new ApiError(
@@ -44,7 +42,7 @@ public final class Auth {
     }
   }
 
-  public void data(ServerRequest req, List<String> consumerTokens) {
+  public void data(Request req, List<String> consumerTokens) {
     if (consumerTokens.isEmpty() && !requireTokens) {
       return;
     }
@@ -62,8 +60,8 @@ public final class Auth {
     }
   }
 
-  private static byte[] bearer(ServerRequest req) {
-    String h = req.headers().first(HeaderNames.AUTHORIZATION).orElse(null);
+  private static byte[] bearer(Request req) {
+    String h = req.header("Authorization");
     if (h == null || h.length() < 7 || !h.regionMatches(true, 0, "Bearer ", 0, 7)) {
       return null;
     }
@@ -71,9 +69,9 @@ public final class Auth {
     return token.isEmpty() ? null : token.getBytes(StandardCharsets.UTF_8);
   }
 
-  private static boolean loopback(ServerRequest req) {
-    SocketAddress a = req.remotePeer().address();
-    return a instanceof InetSocketAddress inet
+  private static boolean loopback(Request req) {
+    InetSocketAddress inet = req.remoteAddress();
+    return inet != null
         && inet.getAddress() != null
         && inet.getAddress().isLoopbackAddress();
   }

@@ -1,24 +1,19 @@
 package dev.wharf.http;
 
 import dev.wharf.core.Broker;
-import io.helidon.http.HeaderNames;
-import io.helidon.http.Method;
-import io.helidon.webserver.http.Handler;
-import io.helidon.webserver.http.HttpRules;
-import io.helidon.webserver.http.HttpService;
-import io.helidon.webserver.http.ServerRequest;
-import io.helidon.webserver.http.ServerResponse;
-import java.util.LinkedHashMap;
+import dev.wharf.http.server.Handler;
+import dev.wharf.http.server.Request;
+import dev.wharf.http.server.Response;
+import dev.wharf.http.server.Router;
 import java.util.Map;
-import java.util.StringJoiner;
 import java.util.concurrent.ConcurrentHashMap;
 import java.util.logging.Level;
 import java.util.logging.Logger;
 
 /**
  * Registers routes with what every route shares: the auth guard declared next to the route, error
- * rendering through {@link ErrorMapper}, the request timer by route template, and afterwards the
- * 405 and 404 answers for everything else.
+ * rendering through {@link ErrorMapper}, the request timer by route template; and answers 405 and
+ * 404 for everything else.
  */
 public final class Endpoints {
   private static final Logger LOG = Logger.getLogger(Endpoints.class.getName());
@@ -30,10 +25,15 @@ public final class Endpoints {
     DATA
   }
 
+  public static final String GET = "GET";
+  public static final String PUT = "PUT";
+  public static final String POST = "POST";
+  public static final String DELETE = "DELETE";
+
   private final Broker broker;
   private final Auth auth;
   private final HttpMetrics metrics;
-  private final Map<String, StringJoiner> methodsByTemplate = new LinkedHashMap<>();
+  private final Router router = new Router(this::unmatched);
   private final Map<String, HttpMetrics.Route> fallbackTimers = new ConcurrentHashMap<>();
 
   public Endpoints(Broker broker, Auth auth, HttpMetrics metrics) {
@@ -42,10 +42,9 @@ public final class Endpoints {
     this.metrics = metrics;
   }
 
-  public void add(HttpRules rules, Method method, String template, Guard guard, Handler handler) {
-    methodsByTemplate.computeIfAbsent(template, t -> new StringJoiner(", ")).add(method.text());
-    HttpMetrics.Route timer = metrics.route(template, method.text());
-    rules.route(
+  public void add(String method, String template, Guard guard, Handler handler) {
+    HttpMetrics.Route timer = metrics.route(template, method);
+    router.add(
         method,
         template,
         (req, res) -> {
@@ -56,65 +55,50 @@ public final class Endpoints {
           } catch (Exception e) {
             fail(res, e);
           } finally {
-            timer.record(res.status().code(), System.nanoTime() - started);
+            timer.record(res.status(), System.nanoTime() - started);
           }
         });
   }
 
-  /**
-   * 405 on known paths, then JSON 404 for the rest. Register it after every other service: Helidon
-   * builds services' routes in registration order, so by then every template is known.
-   */
-  public HttpService fallbacks() {
-    return this::fallbackRoutes;
+  /** Every route added, as one handler for the server. */
+  public Handler handler() {
+    return router;
   }
 
-  private void fallbackRoutes(HttpRules routing) {
-    methodsByTemplate.forEach(
-        (template, methods) -> {
-          String allow = methods.toString();
-          routing.any(
-              template,
-              (req, res) -> {
-                res.header(HeaderNames.ALLOW, allow);
-                answer(
-                    req,
-                    res,
-                    template,
-                    new ApiError(
-                        405,
-                        "method_not_allowed",
-                        req.prologue().method().text() + " is not allowed here; use " + allow));
-              });
-        });
-    routing.any(
-        (req, res) ->
-            answer(
-                req,
-                res,
-                "unmatched",
-                new ApiError(404, "not_found", "no route for " + req.path().path())));
-  }
-
-  private void answer(ServerRequest req, ServerResponse res, String template, ApiError e) {
-    long started = System.nanoTime();
-    Replies.error(res, e);
-    String method = req.prologue().method().text();
-    fallbackTimers
-        .computeIfAbsent(template + ' ' + method, k -> metrics.route(template, method))
-        .record(e.status(), System.nanoTime() - started);
-  }
-
-  private void authorise(ServerRequest req, Guard guard) {
-    switch (guard) {
-      case OPEN -> {}
-      case MANAGEMENT -> auth.management(req);
-      case DATA ->
-          auth.data(req, broker.settings(req.path().pathParameters().get("name")).consumerTokens());
+  /** 405 on a path some route serves with other methods, else a JSON 404. */
+  private void unmatched(Request req, Response res, String template, String allowed) {
+    if (template != null) {
+      res.header("Allow", allowed);
+      answer(
+          req,
+          res,
+          template,
+          new ApiError(
+              405,
+              "method_not_allowed",
+              req.method() + " is not allowed here; use " + allowed));
+    } else {
+      answer(req, res, "unmatched", new ApiError(404, "not_found", "no route for " + req.path()));
     }
   }
 
-  private static void fail(ServerResponse res, Exception e) {
+  private void answer(Request req, Response res, String template, ApiError e) {
+    long started = System.nanoTime();
+    fail(res, e);
+    fallbackTimers
+        .computeIfAbsent(template + ' ' + req.method(), k -> metrics.route(template, req.method()))
+        .record(e.status(), System.nanoTime() - started);
+  }
+
+  private void authorise(Request req, Guard guard) {
+    switch (guard) {
+      case OPEN -> {}
+      case MANAGEMENT -> auth.management(req);
+      case DATA -> auth.data(req, broker.settings(req.param("name")).consumerTokens());
+    }
+  }
+
+  private static void fail(Response res, Exception e) {
     if (res.isSent()) {
       LOG.log(Level.FINE, "failure after the answer was sent", e);
       return;

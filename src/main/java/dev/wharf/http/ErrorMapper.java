@@ -1,7 +1,8 @@
 package dev.wharf.http;
 
 import dev.wharf.core.BrokerException;
-import io.helidon.http.BadRequestException;
+import dev.wharf.http.server.BadRequest;
+import dev.wharf.http.server.ClientGone;
 import java.util.logging.Level;
 import java.util.logging.Logger;
 
@@ -27,9 +28,13 @@ public final class ErrorMapper {
         case BrokerException.Unavailable e -> new ApiError(503, "unavailable", e.getMessage());
       };
     }
-    if (t instanceof BadRequestException e) {
-      // Helidon refused something in the request itself (a header it could not parse).
-      return ApiError.invalidBody(e.getMessage());
+    if (t instanceof BadRequest e) {
+      // Something in the request itself could not be read: a bad escape, a bad header value.
+      return new ApiError(400, "invalid_request", e.getMessage());
+    }
+    if (t instanceof ClientGone) {
+      // Nobody will read this answer; it is not the server's failure either.
+      return new ApiError(499, "client_gone", t.getMessage());
     }
     LOG.log(Level.WARNING, "unexpected failure while handling a request", t);
     return new ApiError(500, "internal", "internal error");

@@ -3,17 +3,13 @@ package dev.wharf.http;
 import static dev.wharf.http.Endpoints.Guard.OPEN;
 
 import dev.wharf.core.Broker;
-import io.helidon.http.HeaderNames;
-import io.helidon.http.Method;
-import io.helidon.webserver.http.HttpRules;
-import io.helidon.webserver.http.HttpService;
-import io.helidon.webserver.http.ServerRequest;
-import io.helidon.webserver.http.ServerResponse;
+import dev.wharf.http.server.Request;
+import dev.wharf.http.server.Response;
 import io.micrometer.prometheusmetrics.PrometheusMeterRegistry;
 import java.nio.charset.StandardCharsets;
 
 /** Liveness, readiness and Prometheus metrics; open to everyone. */
-public final class OpsService implements HttpService {
+public final class OpsService {
   private static final byte[] OK = "{\"status\":\"ok\"}".getBytes(StandardCharsets.UTF_8);
   private static final byte[] READY = "{\"status\":\"ready\"}".getBytes(StandardCharsets.UTF_8);
 
@@ -27,18 +23,17 @@ public final class OpsService implements HttpService {
     this.endpoints = endpoints;
   }
 
-  @Override
-  public void routing(HttpRules rules) {
-    endpoints.add(rules, Method.GET, "/healthz", OPEN, this::health);
-    endpoints.add(rules, Method.GET, "/readyz", OPEN, this::ready);
-    endpoints.add(rules, Method.GET, "/metrics", OPEN, this::metrics);
+  public void routes() {
+    endpoints.add(Endpoints.GET, "/healthz", OPEN, this::health);
+    endpoints.add(Endpoints.GET, "/readyz", OPEN, this::ready);
+    endpoints.add(Endpoints.GET, "/metrics", OPEN, this::metrics);
   }
 
-  private void health(ServerRequest req, ServerResponse res) {
+  private void health(Request req, Response res) {
     Replies.send(res, 200, OK);
   }
 
-  private void ready(ServerRequest req, ServerResponse res) {
+  private void ready(Request req, Response res) {
     boolean up;
     try {
       up = broker.healthy();
@@ -51,8 +46,8 @@ public final class OpsService implements HttpService {
     Replies.send(res, 200, READY);
   }
 
-  private void metrics(ServerRequest req, ServerResponse res) {
-    res.header(HeaderNames.CONTENT_TYPE, "text/plain; version=0.0.4; charset=utf-8");
+  private void metrics(Request req, Response res) {
+    res.header("Content-Type", "text/plain; version=0.0.4; charset=utf-8");
     res.send(registry.scrape().getBytes(StandardCharsets.UTF_8));
   }
 }

@@ -1,19 +1,23 @@
 package dev.wharf.http;
 
 import dev.wharf.core.Durations;
-import io.helidon.common.uri.UriQuery;
+import dev.wharf.http.server.Request;
 import java.time.Duration;
+import java.util.List;
+import java.util.Map;
 
 /** Typed query parameters; a bad one is a 400 {@code invalid_param} naming it. */
 public final class QueryParams {
-  private final UriQuery query;
+  private final Map<String, List<String>> query;
 
-  public QueryParams(UriQuery query) {
-    this.query = query;
+  public QueryParams(Request req) {
+    this.query = req.query();
   }
 
+  /** The first value given for {@code name}, or null. */
   public String string(String name) {
-    return query.contains(name) ? query.get(name) : null;
+    List<String> values = query.get(name);
+    return values == null || values.isEmpty() ? null : values.get(0);
   }
 
   public int integer(String name, int dflt) {

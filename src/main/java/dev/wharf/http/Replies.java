@@ -1,11 +1,7 @@
 package dev.wharf.http;
 
 import com.fasterxml.jackson.core.JsonGenerator;
-import io.helidon.http.Header;
-import io.helidon.http.HeaderNames;
-import io.helidon.http.HeaderValues;
-import io.helidon.http.Status;
-import io.helidon.webserver.http.ServerResponse;
+import dev.wharf.http.server.Response;
 import java.io.ByteArrayOutputStream;
 import java.io.IOException;
 import java.io.UncheckedIOException;
@@ -14,9 +10,6 @@ import java.time.temporal.ChronoUnit;
 
 /** Writing JSON answers as bytes with the streaming generator (no reflection per request). */
 public final class Replies {
-  public static final Header JSON_TYPE =
-      HeaderValues.createCached(HeaderNames.CONTENT_TYPE, "application/json");
-
   /** Writes one JSON document. */
   @FunctionalInterface
   public interface Body {
@@ -35,32 +28,37 @@ public final class Replies {
     return out.toByteArray();
   }
 
-  public static void send(ServerResponse res, int status, Body body) {
+  public static void send(Response res, int status, Body body) {
     send(res, status, bytes(body));
   }
 
-  public static void send(ServerResponse res, int status, byte[] json) {
-    res.status(Status.create(status));
-    res.header(JSON_TYPE);
-    res.send(json);
+  public static void send(Response res, int status, byte[] json) {
+    send(res, status, json, null);
   }
 
-  public static void noContent(ServerResponse res) {
-    res.status(Status.NO_CONTENT_204);
-    res.send();
+  /** Sends; {@code ifUndelivered} runs when the answer could not be written to the client. */
+  public static void send(Response res, int status, byte[] json, Runnable ifUndelivered) {
+    res.status(status).header("Content-Type", "application/json").send(json, ifUndelivered);
   }
 
-  public static void error(ServerResponse res, ApiError e) {
+  public static void noContent(Response res) {
+    res.status(204).send();
+  }
+
+  public static void error(Response res, ApiError e) {
     if (e.retryAfter() != null) {
-      res.header(HeaderNames.RETRY_AFTER, e.retryAfter());
+      res.header("Retry-After", e.retryAfter());
     }
-    send(
-        res,
-        e.status(),
+    send(res, e.status(), errorBody(e.code(), e.detail()));
+  }
+
+  /** The JSON every error answer carries. */
+  public static byte[] errorBody(String code, String detail) {
+    return bytes(
         g -> {
           g.writeStartObject();
-          g.writeStringField("code", e.code());
-          g.writeStringField("detail", e.detail());
+          g.writeStringField("code", code);
+          g.writeStringField("detail", detail);
           g.writeEndObject();
         });
   }

@@ -3,15 +3,14 @@ package dev.wharf.http;
 import com.fasterxml.jackson.core.JacksonException;
 import com.fasterxml.jackson.databind.JsonNode;
 import com.fasterxml.jackson.databind.node.ObjectNode;
-import io.helidon.http.HttpMediaType;
-import io.helidon.webserver.http.ServerRequest;
+import dev.wharf.http.server.Request;
 import java.io.IOException;
-import java.io.InputStream;
 import java.util.Locale;
-import java.util.Optional;
-import java.util.OptionalLong;
 
-/** Reads request bodies: size limit, media type, strict JSON into an object. */
+/**
+ * Reads request bodies: size limit, media type, strict JSON into an object. The server has read
+ * the body already, up to the same limit.
+ */
 public final class RequestBodies {
   private final long maxBytes;
 
@@ -20,12 +19,12 @@ public final class RequestBodies {
   }
 
   /** The body as a JSON object; an empty body is an empty object. */
-  public ObjectNode object(ServerRequest req) {
+  public ObjectNode object(Request req) {
     return object(req, false);
   }
 
   /** The body as a JSON object; an empty body is a 400 when {@code required}. */
-  public ObjectNode object(ServerRequest req, boolean required) {
+  public ObjectNode object(Request req, boolean required) {
     byte[] bytes = read(req);
     if (bytes.length == 0 || isBlank(bytes)) {
       if (required) {
@@ -48,7 +47,7 @@ public final class RequestBodies {
   }
 
   /** The raw body, for a handler that parses it itself; an empty or blank one is a 400. */
-  public byte[] required(ServerRequest req) {
+  public byte[] required(Request req) {
     byte[] bytes = read(req);
     if (bytes.length == 0 || isBlank(bytes)) {
       throw ApiError.invalidBody("a JSON body is required");
@@ -57,36 +56,10 @@ public final class RequestBodies {
   }
 
   /** The raw body, at most the configured number of bytes. */
-  public byte[] read(ServerRequest req) {
+  public byte[] read(Request req) {
     checkMediaType(req);
-    OptionalLong declared = req.headers().contentLength();
-    if (declared.isPresent() && declared.getAsLong() > maxBytes) {
-      throw tooLarge();
-    }
-    if (!req.content().hasEntity()) {
-      return new byte[0];
-    }
-    byte[] bytes;
-    try (InputStream in = req.content().inputStream()) {
-      if (declared.isPresent()) {
-        // Straight into one exact buffer: readNBytes(int) would gather chunks and copy them
-        // again, and a batch publish body is most of what a server allocates.
-        bytes = new byte[(int) declared.getAsLong()];
-        if (in.readNBytes(bytes, 0, bytes.length) < bytes.length) {
-          throw ApiError.invalidBody("the body ended before its Content-Length");
-        }
-      } else {
-        // A chunked body declares no length, so reading stops one byte past the limit.
-        bytes = in.readNBytes((int) Math.min(Integer.MAX_VALUE - 8, maxBytes + 1));
-      }
-    } catch (IOException | RuntimeException e) {
-      if (e instanceof ApiError a) {
-        throw a;
-      }
-      // Broken framing (a bad chunk size) or a client that left half way.
-      throw ApiError.invalidBody("the body could not be read");
-    }
-    if (bytes.length > maxBytes) {
+    byte[] bytes = req.body();
+    if (req.bodyTooLarge() || bytes.length > maxBytes) {
       throw tooLarge();
     }
     return bytes;
@@ -97,19 +70,19 @@ public final class RequestBodies {
         413, "body_too_large", "the body is over the limit of " + maxBytes + " bytes");
   }
 
-  private static void checkMediaType(ServerRequest req) {
-    Optional<HttpMediaType> type;
-    try {
-      type = req.headers().contentType();
-    } catch (RuntimeException e) {
+  private static void checkMediaType(Request req) {
+    String header = req.header("Content-Type");
+    if (header == null) {
+      return;
+    }
+    String essence = header.split(";", 2)[0].trim();
+    int slash = essence.indexOf('/');
+    if (slash <= 0 || slash == essence.length() - 1 || essence.indexOf('/', slash + 1) >= 0) {
       throw new ApiError(
           415, "unsupported_media_type", "the Content-Type header is not a media type");
     }
-    if (type.isEmpty()) {
-      return;
-    }
-    String t = type.get().mediaType().type();
-    String sub = type.get().mediaType().subtype().toLowerCase(Locale.ROOT);
+    String t = essence.substring(0, slash).trim();
+    String sub = essence.substring(slash + 1).trim().toLowerCase(Locale.ROOT);
     // curl -d labels every body as a form; the body is still parsed strictly as JSON, so a real
     // form is a 400, while `curl -d '{...}'` works as people expect.
     boolean json =
@@ -119,7 +92,7 @@ public final class RequestBodies {
       throw new ApiError(
           415,
           "unsupported_media_type",
-          "the body must be application/json, got " + type.get().text());
+          "the body must be application/json, got " + essence);
     }
   }
 

@@ -6,17 +6,22 @@ import dev.wharf.http.nativeapi.MessagesService;
 import dev.wharf.http.nativeapi.QueuesService;
 import dev.wharf.http.nativeapi.SettleService;
 import dev.wharf.http.nativeapi.StreamService;
-import io.helidon.webserver.WebServer;
-import io.helidon.webserver.http.HttpRouting;
+import dev.wharf.http.server.HttpServer;
 import io.micrometer.prometheusmetrics.PrometheusMeterRegistry;
 import java.util.concurrent.atomic.AtomicBoolean;
 
 /** The HTTP server: the native API under {@code /v1}, health, readiness and metrics. */
 public final class WharfHttp implements AutoCloseable {
-  private final WebServer server;
+  /**
+   * Threads that only move bytes; handlers run on virtual threads. One per core leaves the other
+   * cores' worth to handlers and the storage writer.
+   */
+  private static final int EVENT_LOOPS = Math.max(1, Runtime.getRuntime().availableProcessors() / 2);
+
+  private final HttpServer server;
   private final AtomicBoolean closing;
 
-  private WharfHttp(WebServer server, AtomicBoolean closing) {
+  private WharfHttp(HttpServer server, AtomicBoolean closing) {
     this.server = server;
     this.closing = closing;
   }
@@ -30,28 +35,26 @@ public final class WharfHttp implements AutoCloseable {
             new Auth(settings.adminToken(), settings.requireTokens()),
             new HttpMetrics(registry));
     RequestBodies bodies = new RequestBodies(settings.maxBodyBytes());
-    HttpRouting.Builder routing = HttpRouting.builder();
-    routing.register(
-        new OpsService(broker, registry, endpoints),
-        new QueuesService(broker, endpoints, bodies),
-        new MessagesService(broker, endpoints, bodies),
-        new SettleService(broker, endpoints, bodies),
-        new StreamService(broker, endpoints, settings.sseKeepalive(), closing::get),
-        new DeadLetterService(broker, endpoints, bodies),
-        endpoints.fallbacks());
-    routing.error(Throwable.class, (req, res, t) -> Replies.error(res, ErrorMapper.toApiError(t)));
-    WebServer server =
-        WebServer.builder()
-            .host(settings.host())
-            .port(settings.port())
-            .routing(routing)
-            .shutdownHook(false)
-            // Without TCP_NODELAY a response written in several chunks (a receive of ~10 KB or
-            // more) waits for the client's delayed ACK: ~40 ms per request on keep-alive
-            // connections, measured with the bench (consume, latency).
-            .connectionOptions(o -> o.tcpNoDelay(true))
-            .build()
-            .start();
+    new OpsService(broker, registry, endpoints).routes();
+    new QueuesService(broker, endpoints, bodies).routes();
+    new MessagesService(broker, endpoints, bodies).routes();
+    new SettleService(broker, endpoints, bodies).routes();
+    new StreamService(broker, endpoints, settings.sseKeepalive(), closing::get).routes();
+    new DeadLetterService(broker, endpoints, bodies).routes();
+    HttpServer server;
+    try {
+      server =
+          HttpServer.start(
+              settings.host(),
+              settings.port(),
+              endpoints.handler(),
+              (status, code, detail) -> Replies.errorBody(code, detail),
+              settings.maxBodyBytes(),
+              EVENT_LOOPS);
+    } catch (InterruptedException e) {
+      Thread.currentThread().interrupt();
+      throw new IllegalStateException("interrupted while binding the HTTP port", e);
+    }
     return new WharfHttp(server, closing);
   }
 
@@ -62,6 +65,6 @@ public final class WharfHttp implements AutoCloseable {
   @Override
   public void close() {
     closing.set(true);
-    server.stop();
+    server.close();
   }
 }

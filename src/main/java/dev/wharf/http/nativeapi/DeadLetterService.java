@@ -9,17 +9,14 @@ import dev.wharf.http.QueryParams;
 import dev.wharf.http.Replies;
 import dev.wharf.http.RequestBodies;
 import dev.wharf.store.Message;
-import io.helidon.http.Method;
-import io.helidon.webserver.http.HttpRules;
-import io.helidon.webserver.http.HttpService;
-import io.helidon.webserver.http.ServerRequest;
-import io.helidon.webserver.http.ServerResponse;
+import dev.wharf.http.server.Request;
+import dev.wharf.http.server.Response;
 import java.time.Instant;
 import java.util.List;
 import java.util.Set;
 
 /** A queue's dead letters: list them and move them back (management routes). */
-public final class DeadLetterService implements HttpService {
+public final class DeadLetterService {
   private static final Set<String> REDRIVE = Set.of("ids");
 
   private final Broker broker;
@@ -32,15 +29,14 @@ public final class DeadLetterService implements HttpService {
     this.bodies = bodies;
   }
 
-  @Override
-  public void routing(HttpRules rules) {
-    endpoints.add(rules, Method.GET, "/v1/queues/{name}/dlq", MANAGEMENT, this::list);
-    endpoints.add(rules, Method.POST, "/v1/queues/{name}/dlq/redrive", MANAGEMENT, this::redrive);
+  public void routes() {
+    endpoints.add(Endpoints.GET, "/v1/queues/{name}/dlq", MANAGEMENT, this::list);
+    endpoints.add(Endpoints.POST, "/v1/queues/{name}/dlq/redrive", MANAGEMENT, this::redrive);
   }
 
-  private void list(ServerRequest req, ServerResponse res) {
+  private void list(Request req, Response res) {
     String queue = Routes.queue(req);
-    QueryParams q = new QueryParams(req.query());
+    QueryParams q = new QueryParams(req);
     int limit = q.integer("limit", 50);
     long after = q.nonNegativeLong("after", 0);
     Instant now = broker.now();
@@ -48,7 +44,7 @@ public final class DeadLetterService implements HttpService {
     Replies.send(res, 200, MessageJson.page(page, limit, now));
   }
 
-  private void redrive(ServerRequest req, ServerResponse res) {
+  private void redrive(Request req, Response res) {
     Fields f = Fields.of(bodies.object(req), REDRIVE);
     int n = broker.redrive(Routes.queue(req), f.strings("ids"));
     Replies.send(

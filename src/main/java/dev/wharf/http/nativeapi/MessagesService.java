@@ -15,11 +15,8 @@ import dev.wharf.store.Delivery;
 import dev.wharf.store.Message;
 import dev.wharf.store.MessageState;
 import dev.wharf.store.PublishResult;
-import io.helidon.http.Method;
-import io.helidon.webserver.http.HttpRules;
-import io.helidon.webserver.http.HttpService;
-import io.helidon.webserver.http.ServerRequest;
-import io.helidon.webserver.http.ServerResponse;
+import dev.wharf.http.server.Request;
+import dev.wharf.http.server.Response;
 import java.io.IOException;
 import java.time.Duration;
 import java.time.Instant;
@@ -27,7 +24,7 @@ import java.util.List;
 import java.util.Set;
 
 /** Publish and receive (data routes); browse and message by id (management routes). */
-public final class MessagesService implements HttpService {
+public final class MessagesService {
   private static final Set<String> RECEIVE = Set.of("max", "wait", "visibility_timeout");
 
   private final Broker broker;
@@ -40,17 +37,15 @@ public final class MessagesService implements HttpService {
     this.bodies = bodies;
   }
 
-  @Override
-  public void routing(HttpRules rules) {
-    endpoints.add(rules, Method.POST, "/v1/queues/{name}/messages", DATA, this::publish);
-    endpoints.add(rules, Method.POST, "/v1/queues/{name}/receive", DATA, this::receive);
-    endpoints.add(rules, Method.GET, "/v1/queues/{name}/messages", MANAGEMENT, this::browse);
-    endpoints.add(rules, Method.GET, "/v1/queues/{name}/messages/{id}", MANAGEMENT, this::one);
-    endpoints.add(
-        rules, Method.DELETE, "/v1/queues/{name}/messages/{id}", MANAGEMENT, this::delete);
+  public void routes() {
+    endpoints.add(Endpoints.POST, "/v1/queues/{name}/messages", DATA, this::publish);
+    endpoints.add(Endpoints.POST, "/v1/queues/{name}/receive", DATA, this::receive);
+    endpoints.add(Endpoints.GET, "/v1/queues/{name}/messages", MANAGEMENT, this::browse);
+    endpoints.add(Endpoints.GET, "/v1/queues/{name}/messages/{id}", MANAGEMENT, this::one);
+    endpoints.add(Endpoints.DELETE, "/v1/queues/{name}/messages/{id}", MANAGEMENT, this::delete);
   }
 
-  private void publish(ServerRequest req, ServerResponse res) {
+  private void publish(Request req, Response res) {
     PublishParser.Parsed parsed = PublishParser.parse(bodies.required(req));
     List<PublishResult> results = broker.publish(Routes.queue(req), parsed.messages());
     if (!parsed.batch()) {
@@ -79,7 +74,7 @@ public final class MessagesService implements HttpService {
     g.writeEndObject();
   }
 
-  private void receive(ServerRequest req, ServerResponse res) {
+  private void receive(Request req, Response res) {
     String queue = Routes.queue(req);
     Fields f = Fields.of(bodies.object(req), RECEIVE);
     Integer max = f.integer("max");
@@ -90,18 +85,14 @@ public final class MessagesService implements HttpService {
             max == null ? 1 : max,
             wait == null ? Duration.ZERO : wait,
             f.duration("visibility_timeout"));
-    try {
-      Replies.send(res, 200, MessageJson.deliveries(got));
-    } catch (RuntimeException e) {
-      // Lease first, then write: a consumer that left must not hold the messages until expiry.
-      Routes.release(broker, queue, got);
-      throw e;
-    }
+    // Lease first, then write: a consumer that left must not hold the messages until expiry.
+    Replies.send(
+        res, 200, MessageJson.deliveries(got), () -> Routes.release(broker, queue, got));
   }
 
-  private void browse(ServerRequest req, ServerResponse res) {
+  private void browse(Request req, Response res) {
     String queue = Routes.queue(req);
-    QueryParams q = new QueryParams(req.query());
+    QueryParams q = new QueryParams(req);
     String filter = q.string("state");
     MessageState state = stateParam(filter);
     Boolean delayed =
@@ -132,14 +123,14 @@ public final class MessagesService implements HttpService {
     };
   }
 
-  private void one(ServerRequest req, ServerResponse res) {
-    Message m = broker.message(Routes.queue(req), req.path().pathParameters().get("id"));
+  private void one(Request req, Response res) {
+    Message m = broker.message(Routes.queue(req), req.param("id"));
     Instant now = broker.now();
     Replies.send(res, 200, g -> MessageJson.stored(g, m, now));
   }
 
-  private void delete(ServerRequest req, ServerResponse res) {
-    broker.deleteMessage(Routes.queue(req), req.path().pathParameters().get("id"));
+  private void delete(Request req, Response res) {
+    broker.deleteMessage(Routes.queue(req), req.param("id"));
     Replies.noContent(res);
   }
 }

@@ -7,15 +7,12 @@ import dev.wharf.core.BrokerException;
 import dev.wharf.http.Endpoints;
 import dev.wharf.http.Replies;
 import dev.wharf.http.RequestBodies;
-import io.helidon.http.Method;
-import io.helidon.webserver.http.HttpRules;
-import io.helidon.webserver.http.HttpService;
-import io.helidon.webserver.http.ServerRequest;
-import io.helidon.webserver.http.ServerResponse;
+import dev.wharf.http.server.Request;
+import dev.wharf.http.server.Response;
 import java.util.List;
 
 /** Queue create/update, list, inspect, delete and purge (management routes). */
-public final class QueuesService implements HttpService {
+public final class QueuesService {
   private final Broker broker;
   private final Endpoints endpoints;
   private final RequestBodies bodies;
@@ -26,16 +23,15 @@ public final class QueuesService implements HttpService {
     this.bodies = bodies;
   }
 
-  @Override
-  public void routing(HttpRules rules) {
-    endpoints.add(rules, Method.GET, "/v1/queues", MANAGEMENT, this::list);
-    endpoints.add(rules, Method.PUT, "/v1/queues/{name}", MANAGEMENT, this::put);
-    endpoints.add(rules, Method.GET, "/v1/queues/{name}", MANAGEMENT, this::get);
-    endpoints.add(rules, Method.DELETE, "/v1/queues/{name}", MANAGEMENT, this::delete);
-    endpoints.add(rules, Method.POST, "/v1/queues/{name}/purge", MANAGEMENT, this::purge);
+  public void routes() {
+    endpoints.add(Endpoints.GET, "/v1/queues", MANAGEMENT, this::list);
+    endpoints.add(Endpoints.PUT, "/v1/queues/{name}", MANAGEMENT, this::put);
+    endpoints.add(Endpoints.GET, "/v1/queues/{name}", MANAGEMENT, this::get);
+    endpoints.add(Endpoints.DELETE, "/v1/queues/{name}", MANAGEMENT, this::delete);
+    endpoints.add(Endpoints.POST, "/v1/queues/{name}/purge", MANAGEMENT, this::purge);
   }
 
-  private void list(ServerRequest req, ServerResponse res) {
+  private void list(Request req, Response res) {
     List<String> names = broker.queueNames();
     Replies.send(
         res,
@@ -55,17 +51,17 @@ public final class QueuesService implements HttpService {
         });
   }
 
-  private void put(ServerRequest req, ServerResponse res) {
+  private void put(Request req, Response res) {
     String name = Routes.queue(req);
     boolean created = broker.putQueue(name, QueueJson.patch(bodies.object(req)));
     render(res, created ? 201 : 200, name);
   }
 
-  private void get(ServerRequest req, ServerResponse res) {
+  private void get(Request req, Response res) {
     render(res, 200, Routes.queue(req));
   }
 
-  private void delete(ServerRequest req, ServerResponse res) {
+  private void delete(Request req, Response res) {
     String name = Routes.queue(req);
     if (!broker.deleteQueue(name)) {
       throw new BrokerException.QueueNotFound(name);
@@ -73,7 +69,7 @@ public final class QueuesService implements HttpService {
     Replies.noContent(res);
   }
 
-  private void purge(ServerRequest req, ServerResponse res) {
+  private void purge(Request req, Response res) {
     long n = broker.purge(Routes.queue(req));
     Replies.send(
         res,
@@ -85,7 +81,7 @@ public final class QueuesService implements HttpService {
         });
   }
 
-  private void render(ServerResponse res, int status, String name) {
+  private void render(Response res, int status, String name) {
     var settings = broker.settings(name);
     var stats = broker.stats(name);
     Replies.send(res, status, g -> QueueJson.queue(g, name, settings, stats, broker.now()));

@@ -4,7 +4,7 @@ import dev.wharf.core.Broker;
 import dev.wharf.core.BrokerException;
 import dev.wharf.http.ApiError;
 import dev.wharf.store.Delivery;
-import io.helidon.webserver.http.ServerRequest;
+import dev.wharf.http.server.Request;
 import java.util.List;
 import java.util.function.Supplier;
 import java.util.logging.Level;
@@ -16,8 +16,8 @@ final class Routes {
 
   private Routes() {}
 
-  static String queue(ServerRequest req) {
-    return req.path().pathParameters().get("name");
+  static String queue(Request req) {
+    return req.param("name");
   }
 
   /** Core range errors about query parameters are parameter errors, not body errors. */

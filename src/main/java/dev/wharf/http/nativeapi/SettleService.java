@@ -9,17 +9,14 @@ import dev.wharf.http.Fields;
 import dev.wharf.http.Replies;
 import dev.wharf.http.RequestBodies;
 import dev.wharf.store.LeaseOutcome;
-import io.helidon.http.Method;
-import io.helidon.webserver.http.HttpRules;
-import io.helidon.webserver.http.HttpService;
-import io.helidon.webserver.http.ServerRequest;
-import io.helidon.webserver.http.ServerResponse;
+import dev.wharf.http.server.Request;
+import dev.wharf.http.server.Response;
 import java.time.Duration;
 import java.util.List;
 import java.util.Set;
 
 /** Ack, nack, defer and extend of one lease or many, with one outcome per lease. */
-public final class SettleService implements HttpService {
+public final class SettleService {
   private static final Set<String> ACK = Set.of("lease_id", "lease_ids");
   private static final Set<String> NACK =
       Set.of("lease_id", "lease_ids", "delay", "dead", "reason");
@@ -36,20 +33,19 @@ public final class SettleService implements HttpService {
     this.bodies = bodies;
   }
 
-  @Override
-  public void routing(HttpRules rules) {
-    endpoints.add(rules, Method.POST, "/v1/queues/{name}/ack", DATA, this::ack);
-    endpoints.add(rules, Method.POST, "/v1/queues/{name}/nack", DATA, this::nack);
-    endpoints.add(rules, Method.POST, "/v1/queues/{name}/defer", DATA, this::defer);
-    endpoints.add(rules, Method.POST, "/v1/queues/{name}/extend", DATA, this::extend);
+  public void routes() {
+    endpoints.add(Endpoints.POST, "/v1/queues/{name}/ack", DATA, this::ack);
+    endpoints.add(Endpoints.POST, "/v1/queues/{name}/nack", DATA, this::nack);
+    endpoints.add(Endpoints.POST, "/v1/queues/{name}/defer", DATA, this::defer);
+    endpoints.add(Endpoints.POST, "/v1/queues/{name}/extend", DATA, this::extend);
   }
 
-  private void ack(ServerRequest req, ServerResponse res) {
+  private void ack(Request req, Response res) {
     Fields f = Fields.of(bodies.object(req, true), ACK);
     answer(res, broker.settle().ack(Routes.queue(req), leaseIds(f), false));
   }
 
-  private void nack(ServerRequest req, ServerResponse res) {
+  private void nack(Request req, Response res) {
     Fields f = Fields.of(bodies.object(req, true), NACK);
     String queue = Routes.queue(req);
     List<String> ids = leaseIds(f);
@@ -62,7 +58,7 @@ public final class SettleService implements HttpService {
     }
   }
 
-  private void defer(ServerRequest req, ServerResponse res) {
+  private void defer(Request req, Response res) {
     Fields f = Fields.of(bodies.object(req, true), DEFER);
     Duration delay = f.duration("delay");
     answer(
@@ -72,7 +68,7 @@ public final class SettleService implements HttpService {
             .defer(Routes.queue(req), leaseIds(f), delay == null ? Duration.ZERO : delay));
   }
 
-  private void extend(ServerRequest req, ServerResponse res) {
+  private void extend(Request req, Response res) {
     Fields f = Fields.of(bodies.object(req, true), EXTEND);
     List<String> ids = leaseIds(f);
     Duration by = f.duration("by");
@@ -94,7 +90,7 @@ public final class SettleService implements HttpService {
     return one != null ? List.of(one) : many;
   }
 
-  private static void answer(ServerResponse res, List<LeaseOutcome> outcomes) {
+  private static void answer(Response res, List<LeaseOutcome> outcomes) {
     int succeeded = 0;
     for (LeaseOutcome o : outcomes) {
       if (o.outcome().succeeded()) {

@@ -7,13 +7,9 @@ import dev.wharf.core.BrokerException;
 import dev.wharf.http.Endpoints;
 import dev.wharf.http.QueryParams;
 import dev.wharf.store.Delivery;
-import io.helidon.http.Method;
-import io.helidon.http.sse.SseEvent;
-import io.helidon.webserver.http.HttpRules;
-import io.helidon.webserver.http.HttpService;
-import io.helidon.webserver.http.ServerRequest;
-import io.helidon.webserver.http.ServerResponse;
-import io.helidon.webserver.sse.SseSink;
+import dev.wharf.http.server.Request;
+import dev.wharf.http.server.Response;
+import dev.wharf.http.server.EventStream;
 import java.nio.charset.StandardCharsets;
 import java.time.Duration;
 import java.util.List;
@@ -25,13 +21,11 @@ import java.util.logging.Logger;
  * Server-sent events: each message is leased, then written as one event named by its lease id. A
  * quiet stream gets a keepalive comment; a failed write releases the leases not delivered.
  */
-public final class StreamService implements HttpService {
+public final class StreamService {
   private static final Logger LOG = Logger.getLogger(StreamService.class.getName());
 
   /** The longest park the core allows by default; a quieter stream gets keepalives more often. */
   private static final Duration LONGEST_WAIT = Duration.ofSeconds(30);
-
-  private static final SseEvent KEEPALIVE = SseEvent.builder().comment(" keepalive").build();
 
   private final Broker broker;
   private final Endpoints endpoints;
@@ -47,22 +41,21 @@ public final class StreamService implements HttpService {
     this.closing = closing;
   }
 
-  @Override
-  public void routing(HttpRules rules) {
-    endpoints.add(rules, Method.GET, "/v1/queues/{name}/stream", DATA, this::stream);
+  public void routes() {
+    endpoints.add(Endpoints.GET, "/v1/queues/{name}/stream", DATA, this::stream);
   }
 
-  private void stream(ServerRequest req, ServerResponse res) {
+  private void stream(Request req, Response res) {
     String queue = Routes.queue(req);
-    QueryParams q = new QueryParams(req.query());
+    QueryParams q = new QueryParams(req);
     int max = q.integer("max", 1);
     Duration visibility = q.duration("visibility_timeout");
     // A first claim that does not wait: bad parameters and unknown queues are still plain 4xx.
     List<Delivery> batch =
         Routes.asParam(() -> broker.receive(queue, max, Duration.ZERO, visibility));
-    SseSink sink;
+    EventStream sink;
     try {
-      sink = res.sink(SseSink.TYPE);
+      sink = res.eventStream();
     } catch (RuntimeException e) {
       Routes.release(broker, queue, batch);
       throw e;
@@ -72,7 +65,7 @@ public final class StreamService implements HttpService {
       // server never strands a lease until it expires.
       while (true) {
         if (batch.isEmpty()) {
-          sink.emit(KEEPALIVE);
+          sink.comment("keepalive");
         } else if (!emit(sink, queue, batch)) {
           return;
         }
@@ -83,8 +76,7 @@ public final class StreamService implements HttpService {
       }
     } catch (BrokerException e) {
       // The queue went away or storage failed mid-stream: say so, then end the stream.
-      emitQuietly(
-          sink, SseEvent.builder().name("error").data(new String[] {e.getMessage()}).build());
+      errorQuietly(sink, e.getMessage());
     } catch (RuntimeException e) {
       LOG.log(Level.FINE, "stream ended", e);
     } finally {
@@ -93,13 +85,12 @@ public final class StreamService implements HttpService {
   }
 
   /** Writes each delivery; on the first failed write releases it and the rest. */
-  private boolean emit(SseSink sink, String queue, List<Delivery> batch) {
+  private boolean emit(EventStream sink, String queue, List<Delivery> batch) {
     for (int i = 0; i < batch.size(); i++) {
       Delivery d = batch.get(i);
       try {
         String data = new String(MessageJson.delivery(d), StandardCharsets.UTF_8);
-        sink.emit(
-            SseEvent.builder().name("message").id(d.leaseId()).data(new String[] {data}).build());
+        sink.event("message", d.leaseId(), data);
       } catch (RuntimeException e) {
         Routes.release(broker, queue, batch.subList(i, batch.size()));
         LOG.log(Level.FINE, "stream client went away", e);
@@ -109,15 +100,15 @@ public final class StreamService implements HttpService {
     return true;
   }
 
-  private static void emitQuietly(SseSink sink, SseEvent e) {
+  private static void errorQuietly(EventStream sink, String message) {
     try {
-      sink.emit(e);
+      sink.event("error", null, message);
     } catch (RuntimeException ignored) {
       // the client is gone
     }
   }
 
-  private static void closeQuietly(SseSink sink) {
+  private static void closeQuietly(EventStream sink) {
     try {
       sink.close();
     } catch (RuntimeException ignored) {

@@ -1,0 +1,270 @@
+package dev.wharf.http.server;
+
+import io.netty.buffer.ByteBuf;
+import io.netty.buffer.Unpooled;
+import io.netty.channel.ChannelFutureListener;
+import io.netty.channel.ChannelHandlerContext;
+import io.netty.channel.ChannelInboundHandlerAdapter;
+import io.netty.handler.codec.DecoderResult;
+import io.netty.handler.codec.TooLongFrameException;
+import io.netty.handler.codec.http.DefaultFullHttpResponse;
+import io.netty.handler.codec.http.HttpContent;
+import io.netty.handler.codec.http.HttpHeaderNames;
+import io.netty.handler.codec.http.HttpRequest;
+import io.netty.handler.codec.http.HttpResponseStatus;
+import io.netty.handler.codec.http.HttpUtil;
+import io.netty.handler.codec.http.HttpVersion;
+import io.netty.handler.codec.http.LastHttpContent;
+import io.netty.handler.codec.http.TooLongHttpHeaderException;
+import io.netty.handler.codec.http.TooLongHttpLineException;
+import io.netty.util.ReferenceCountUtil;
+import java.io.ByteArrayOutputStream;
+import java.io.IOException;
+import java.net.InetSocketAddress;
+import java.util.ArrayDeque;
+import java.util.concurrent.ThreadFactory;
+import java.util.logging.Level;
+import java.util.logging.Logger;
+
+/**
+ * One client connection, on its event loop: gathers each request's body (bounded), runs the
+ * handler on a virtual thread, and keeps answers in request order. A pipelined request waits until
+ * the one before it is answered, and the connection stops reading meanwhile.
+ */
+final class Connection extends ChannelInboundHandlerAdapter {
+  private static final Logger LOG = Logger.getLogger(Connection.class.getName());
+  private static final ThreadFactory THREADS = Thread.ofVirtual().name("wharf-http").factory();
+  private static final ThreadFactory DETACHED = Thread.ofVirtual().name("wharf-http-after").factory();
+  /** Requests read ahead of their turn before the connection stops reading. */
+  private static final int MAX_WAITING = 16;
+
+  private final Handler handler;
+  private final ErrorBody errors;
+  private final long maxBody;
+
+  private ChannelHandlerContext ctx;
+  // The request being read.
+  private HttpRequest head;
+  private byte[] body;
+  private int filled;
+  private ByteArrayOutputStream chunked;
+  private boolean skipping;
+  // The request being answered, and those read after it.
+  private Exchange current;
+  private final ArrayDeque<Runnable> waiting = new ArrayDeque<>();
+  private boolean paused;
+
+  Connection(Handler handler, ErrorBody errors, long maxBody) {
+    this.handler = handler;
+    this.errors = errors;
+    this.maxBody = maxBody;
+  }
+
+  /** Runs follow-up work that may block, off the event loop. */
+  static void detached(Runnable action) {
+    DETACHED.newThread(action).start();
+  }
+
+  @Override
+  public void handlerAdded(ChannelHandlerContext ctx) {
+    this.ctx = ctx;
+  }
+
+  @Override
+  public void channelRead(ChannelHandlerContext ctx, Object msg) {
+    try {
+      if (msg instanceof HttpRequest req) {
+        begin(req);
+      }
+      if (msg instanceof HttpContent content && !skipping && head != null) {
+        if (!content.decoderResult().isSuccess()) {
+          refuse(content.decoderResult());
+          return;
+        }
+        append(content.content());
+        if (msg instanceof LastHttpContent) {
+          complete(false);
+        }
+      }
+    } finally {
+      ReferenceCountUtil.release(msg);
+    }
+  }
+
+  private void begin(HttpRequest req) {
+    if (!req.decoderResult().isSuccess()) {
+      refuse(req.decoderResult());
+      return;
+    }
+    head = req;
+    skipping = false;
+    filled = 0;
+    body = null;
+    chunked = null;
+    long declared;
+    try {
+      declared = HttpUtil.getContentLength(req, -1L);
+    } catch (NumberFormatException e) {
+      reject(400, "invalid_request", "Content-Length is not a number");
+      return;
+    }
+    if (declared > maxBody) {
+      // Answered without reading the body; the connection closes after the answer.
+      complete(true);
+    } else if (declared > 0) {
+      body = new byte[(int) declared];
+    } else if (declared < 0 && HttpUtil.isTransferEncodingChunked(req)) {
+      chunked = new ByteArrayOutputStream();
+    }
+  }
+
+  private void append(ByteBuf bytes) {
+    int n = bytes.readableBytes();
+    if (n == 0) {
+      return;
+    }
+    if (body != null) {
+      if (filled + n > body.length) {
+        reject(400, "invalid_request", "the body is longer than its Content-Length");
+        return;
+      }
+      bytes.readBytes(body, filled, n);
+      filled += n;
+    } else if (chunked != null) {
+      if (chunked.size() + (long) n > maxBody) {
+        complete(true);
+        return;
+      }
+      try {
+        bytes.readBytes(chunked, n);
+      } catch (IOException e) {
+        throw new IllegalStateException(e);
+      }
+    } else {
+      reject(400, "invalid_request", "a body needs a Content-Length or chunked encoding");
+    }
+  }
+
+  /** The request is read (or its body refused as too large): queue it for its handler. */
+  private void complete(boolean tooLarge) {
+    HttpRequest req = head;
+    byte[] bytes = tooLarge ? null : chunked != null ? chunked.toByteArray() : body;
+    head = null;
+    body = null;
+    chunked = null;
+    skipping = tooLarge;
+    boolean keepAlive = !tooLarge && HttpUtil.isKeepAlive(req);
+    Exchange ex = new Exchange(ctx, this, req.protocolVersion(), keepAlive);
+    Request request =
+        new Request(
+            req.method().name(),
+            req.uri(),
+            req.headers(),
+            bytes,
+            tooLarge,
+            (InetSocketAddress) ctx.channel().remoteAddress(),
+            ex);
+    Runnable start = () -> run(ex, request);
+    if (current == null) {
+      start.run();
+    } else {
+      waiting.add(start);
+      if (waiting.size() >= MAX_WAITING && !paused) {
+        paused = true;
+        ctx.channel().config().setAutoRead(false);
+      }
+    }
+  }
+
+  private void run(Exchange ex, Request req) {
+    current = ex;
+    THREADS
+        .newThread(
+            () -> {
+              Response res = new Response(ex);
+              try {
+                handler.handle(req, res);
+              } catch (Throwable t) {
+                LOG.log(Level.WARNING, "a handler failed", t);
+              }
+              if (!res.isSent()) {
+                try {
+                  res.status(500).header("content-type", "application/json");
+                  res.send(errors.render(500, "internal", "internal error"));
+                } catch (RuntimeException e) {
+                  LOG.log(Level.FINE, "could not answer", e);
+                }
+              }
+            })
+        .start();
+  }
+
+  /** On the event loop: the answer is written; the next request may go. */
+  void finished(Exchange ex, boolean keepOpen) {
+    if (ex != current) {
+      return;
+    }
+    current = null;
+    if (!keepOpen) {
+      waiting.clear();
+      ctx.close();
+      return;
+    }
+    Runnable next = waiting.poll();
+    if (next != null) {
+      next.run();
+    } else if (paused) {
+      paused = false;
+      ctx.channel().config().setAutoRead(true);
+    }
+  }
+
+  /** What the HTTP decoder could not parse: answer it and close, nothing else on it is trusted. */
+  private void refuse(DecoderResult result) {
+    Throwable cause = result.cause();
+    if (cause instanceof TooLongHttpLineException) {
+      reject(414, "uri_too_long", "the request line is too long");
+    } else if (cause instanceof TooLongHttpHeaderException || cause instanceof TooLongFrameException) {
+      reject(431, "headers_too_large", "the request headers are too large");
+    } else {
+      reject(400, "invalid_request", "malformed HTTP request: " + cause.getMessage());
+    }
+  }
+
+  private void reject(int status, String code, String detail) {
+    head = null;
+    body = null;
+    chunked = null;
+    skipping = true;
+    waiting.clear();
+    if (current != null) {
+      // The answer under way is the last on this connection.
+      ctx.channel().config().setAutoRead(false);
+      return;
+    }
+    DefaultFullHttpResponse res =
+        new DefaultFullHttpResponse(
+            HttpVersion.HTTP_1_1,
+            HttpResponseStatus.valueOf(status),
+            Unpooled.wrappedBuffer(errors.render(status, code, detail)));
+    res.headers().set(HttpHeaderNames.CONTENT_TYPE, "application/json");
+    HttpUtil.setContentLength(res, res.content().readableBytes());
+    HttpUtil.setKeepAlive(res, false);
+    ctx.writeAndFlush(res).addListener(ChannelFutureListener.CLOSE);
+  }
+
+  @Override
+  public void channelInactive(ChannelHandlerContext ctx) {
+    waiting.clear();
+    if (current != null) {
+      current.disconnected();
+    }
+  }
+
+  @Override
+  public void exceptionCaught(ChannelHandlerContext ctx, Throwable cause) {
+    // A reset connection, mostly; the client is gone either way.
+    LOG.log(Level.FINE, "connection failed", cause);
+    ctx.close();
+  }
+}

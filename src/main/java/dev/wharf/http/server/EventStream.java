@@ -1,0 +1,52 @@
+package dev.wharf.http.server;
+
+import java.nio.charset.StandardCharsets;
+
+/**
+ * A server-sent event stream. Each write returns once the bytes are handed to the socket, so a
+ * slow reader holds the writer back, and a client that left is a {@link ClientGone}.
+ */
+public final class EventStream implements AutoCloseable {
+  private final Exchange exchange;
+  private boolean closed;
+
+  EventStream(Exchange exchange) {
+    this.exchange = exchange;
+  }
+
+  /** One event; {@code data} may span lines, each becomes a {@code data:} line. */
+  public void event(String name, String id, String data) {
+    StringBuilder b = new StringBuilder(data.length() + 64);
+    if (name != null) {
+      b.append("event: ").append(name).append('\n');
+    }
+    if (id != null) {
+      b.append("id: ").append(id).append('\n');
+    }
+    int start = 0;
+    while (true) {
+      int nl = data.indexOf('\n', start);
+      b.append("data: ").append(data, start, nl < 0 ? data.length() : nl).append('\n');
+      if (nl < 0) {
+        break;
+      }
+      start = nl + 1;
+    }
+    b.append('\n');
+    exchange.writeChunk(b.toString().getBytes(StandardCharsets.UTF_8));
+  }
+
+  /** A comment line, which clients ignore: keeps idle connections and their proxies open. */
+  public void comment(String text) {
+    exchange.writeChunk((": " + text + "\n\n").getBytes(StandardCharsets.UTF_8));
+  }
+
+  /** Ends the stream; the connection stays open for the next request. */
+  @Override
+  public void close() {
+    if (!closed) {
+      closed = true;
+      exchange.endStream();
+    }
+  }
+}

@@ -1,0 +1,147 @@
+package dev.wharf.http.server;
+
+import io.netty.buffer.Unpooled;
+import io.netty.channel.ChannelFuture;
+import io.netty.channel.ChannelHandlerContext;
+import io.netty.handler.codec.http.DefaultFullHttpResponse;
+import io.netty.handler.codec.http.DefaultHttpContent;
+import io.netty.handler.codec.http.DefaultHttpResponse;
+import io.netty.handler.codec.http.HttpHeaderNames;
+import io.netty.handler.codec.http.HttpHeaderValues;
+import io.netty.handler.codec.http.HttpHeaders;
+import io.netty.handler.codec.http.HttpResponseStatus;
+import io.netty.handler.codec.http.HttpUtil;
+import io.netty.handler.codec.http.HttpVersion;
+import io.netty.handler.codec.http.LastHttpContent;
+import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.CompletionException;
+
+/**
+ * One request and its answer on a connection. The handler's thread writes; the event loop tells it
+ * when the client leaves, and hands the connection to the next request once the answer is out.
+ */
+final class Exchange {
+  private final ChannelHandlerContext ctx;
+  private final Connection connection;
+  private final HttpVersion version;
+  private final boolean keepAlive;
+  private final Object lock = new Object();
+  private Runnable onDisconnect;
+  private boolean disconnected;
+
+  Exchange(ChannelHandlerContext ctx, Connection connection, HttpVersion version, boolean keepAlive) {
+    this.ctx = ctx;
+    this.connection = connection;
+    this.version = version;
+    this.keepAlive = keepAlive;
+  }
+
+  boolean connected() {
+    synchronized (lock) {
+      return !disconnected && ctx.channel().isActive();
+    }
+  }
+
+  void onDisconnect(Runnable action) {
+    synchronized (lock) {
+      if (!disconnected) {
+        onDisconnect = action;
+        return;
+      }
+    }
+    Connection.detached(action);
+  }
+
+  /** On the event loop: the connection closed. */
+  void disconnected() {
+    Runnable action;
+    synchronized (lock) {
+      disconnected = true;
+      action = onDisconnect;
+      onDisconnect = null;
+    }
+    if (action != null) {
+      Connection.detached(action);
+    }
+  }
+
+  /** The answer is out: a disconnect from now on concerns the next request, not this one. */
+  private void answered() {
+    synchronized (lock) {
+      onDisconnect = null;
+    }
+  }
+
+  void sendFull(int status, HttpHeaders headers, byte[] body, Runnable ifUndelivered) {
+    if (!ctx.channel().isActive()) {
+      if (ifUndelivered != null) {
+        ifUndelivered.run();
+      }
+      throw new ClientGone("the client closed the connection", null);
+    }
+    DefaultFullHttpResponse res =
+        new DefaultFullHttpResponse(
+            version,
+            HttpResponseStatus.valueOf(status),
+            Unpooled.wrappedBuffer(body),
+            headers,
+            HttpHeaders.EMPTY_HEADERS);
+    HttpUtil.setContentLength(res, body.length);
+    HttpUtil.setKeepAlive(res, keepAlive);
+    ctx.writeAndFlush(res)
+        .addListener(
+            (ChannelFuture f) -> {
+              answered();
+              if (!f.isSuccess() && ifUndelivered != null) {
+                Connection.detached(ifUndelivered);
+              }
+              connection.finished(this, keepAlive && f.isSuccess());
+            });
+  }
+
+  void startStream(int status, HttpHeaders headers) {
+    DefaultHttpResponse res =
+        new DefaultHttpResponse(version, HttpResponseStatus.valueOf(status), headers);
+    headers.set(HttpHeaderNames.TRANSFER_ENCODING, HttpHeaderValues.CHUNKED);
+    HttpUtil.setKeepAlive(res, keepAlive);
+    await(ctx.writeAndFlush(res));
+  }
+
+  void writeChunk(byte[] bytes) {
+    await(ctx.writeAndFlush(new DefaultHttpContent(Unpooled.wrappedBuffer(bytes))));
+  }
+
+  void endStream() {
+    if (!ctx.channel().isActive()) {
+      answered();
+      return;
+    }
+    ctx.writeAndFlush(LastHttpContent.EMPTY_LAST_CONTENT)
+        .addListener(
+            (ChannelFuture f) -> {
+              answered();
+              connection.finished(this, keepAlive && f.isSuccess());
+            });
+  }
+
+  /**
+   * Waits for a write without Netty's own await, which blocks in {@code Object.wait}: a virtual
+   * thread parks here instead.
+   */
+  private static void await(ChannelFuture write) {
+    CompletableFuture<Void> done = new CompletableFuture<>();
+    write.addListener(
+        (ChannelFuture f) -> {
+          if (f.isSuccess()) {
+            done.complete(null);
+          } else {
+            done.completeExceptionally(f.cause());
+          }
+        });
+    try {
+      done.join();
+    } catch (CompletionException e) {
+      throw new ClientGone("the write to the client failed", e.getCause());
+    }
+  }
+}

@@ -1,0 +1,90 @@
+package dev.wharf.http.server;
+
+import java.util.ArrayList;
+import java.util.HashMap;
+import java.util.LinkedHashMap;
+import java.util.List;
+import java.util.Map;
+import java.util.StringJoiner;
+
+/**
+ * Routes by method and path template ({@code /v1/queues/{name}/messages}); a {@code {param}}
+ * matches one whole path segment. Routes are tried in the order they were added.
+ */
+public final class Router implements Handler {
+  /** What answers a request no route takes. */
+  @FunctionalInterface
+  public interface Unmatched {
+    /**
+     * @param template a template whose path matches under another method (so a 405), or null
+     * @param allowed the methods that template is served with
+     */
+    void handle(Request req, Response res, String template, String allowed) throws Exception;
+  }
+
+  private record Route(String method, String template, String[] segments, Handler handler) {}
+
+  private final List<Route> routes = new ArrayList<>();
+  private final Map<String, StringJoiner> methods = new LinkedHashMap<>();
+  private final Unmatched unmatched;
+
+  public Router(Unmatched unmatched) {
+    this.unmatched = unmatched;
+  }
+
+  public void add(String method, String template, Handler handler) {
+    if (!template.startsWith("/")) {
+      throw new IllegalArgumentException("a template starts with /: " + template);
+    }
+    routes.add(new Route(method, template, template.substring(1).split("/", -1), handler));
+    methods.computeIfAbsent(template, t -> new StringJoiner(", ")).add(method);
+  }
+
+  @Override
+  public void handle(Request req, Response res) throws Exception {
+    String[] segments = segments(req.path());
+    for (Route r : routes) {
+      if (r.method.equals(req.method())) {
+        Map<String, String> params = bind(r, segments);
+        if (params != null) {
+          req.params(params);
+          r.handler.handle(req, res);
+          return;
+        }
+      }
+    }
+    for (Route r : routes) {
+      if (bind(r, segments) != null) {
+        unmatched.handle(req, res, r.template, methods.get(r.template).toString());
+        return;
+      }
+    }
+    unmatched.handle(req, res, null, null);
+  }
+
+  private static String[] segments(String path) {
+    return (path.startsWith("/") ? path.substring(1) : path).split("/", -1);
+  }
+
+  private static Map<String, String> bind(Route r, String[] segments) {
+    if (segments.length != r.segments.length) {
+      return null;
+    }
+    Map<String, String> params = null;
+    for (int i = 0; i < segments.length; i++) {
+      String t = r.segments[i];
+      if (t.length() > 2 && t.charAt(0) == '{' && t.charAt(t.length() - 1) == '}') {
+        if (segments[i].isEmpty()) {
+          return null;
+        }
+        if (params == null) {
+          params = new HashMap<>(4);
+        }
+        params.put(t.substring(1, t.length() - 1), segments[i]);
+      } else if (!t.equals(segments[i])) {
+        return null;
+      }
+    }
+    return params == null ? Map.of() : params;
+  }
+}
