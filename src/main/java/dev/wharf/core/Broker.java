@@ -20,9 +20,12 @@ import java.time.Instant;
 import java.time.InstantSource;
 import java.util.ArrayList;
 import java.util.List;
-import java.util.concurrent.Executors;
+import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.ScheduledExecutorService;
+import java.util.concurrent.ScheduledThreadPoolExecutor;
 import java.util.concurrent.TimeUnit;
+import java.util.logging.Level;
+import java.util.logging.Logger;
 
 /**
  * The broker: every rule of the message state machine, above a {@link Store} that only persists.
@@ -30,6 +33,8 @@ import java.util.concurrent.TimeUnit;
  * BrokerException}. Settling leases lives in {@link Settlements}, reapers in {@link Reapers}.
  */
 public final class Broker implements AutoCloseable {
+  private static final Logger LOG = Logger.getLogger(Broker.class.getName());
+
   private final Store store;
   private final InstantSource clock;
   private final BrokerOptions options;
@@ -47,9 +52,12 @@ public final class Broker implements AutoCloseable {
     this.queues = new QueueRegistry(store);
     this.waiters = new Waiters(options.maxWaiters());
     this.metrics = new BrokerMetrics(registry);
-    this.timers =
-        Executors.newSingleThreadScheduledExecutor(
-            r -> Thread.ofPlatform().daemon().name("wharf-timers").unstarted(r));
+    ScheduledThreadPoolExecutor t =
+        new ScheduledThreadPoolExecutor(
+            1, r -> Thread.ofPlatform().daemon().name("wharf-timers").unstarted(r));
+    // Every parked receive schedules its timeout; most are cancelled by a message first.
+    t.setRemoveOnCancelPolicy(true);
+    this.timers = t;
     this.settlements = new Settlements(this);
     this.reapers = new Reapers(this);
   }
@@ -242,15 +250,7 @@ public final class Broker implements AutoCloseable {
    * @param visibility null = the queue's visibility timeout
    */
   public List<Delivery> receive(String queue, int max, Duration wait, Duration visibility) {
-    QueueSettings s = queues.require(queue);
-    if (max < 1 || max > BrokerOptions.MAX_RECEIVE_BATCH) {
-      throw new BrokerException.Invalid(
-          "batch must be between 1 and " + BrokerOptions.MAX_RECEIVE_BATCH + ", got " + max);
-    }
-    checkRange("wait", wait, Duration.ZERO, options.maxWait());
-    Duration lease = visibility != null ? visibility : s.visibilityTimeout();
-    checkRange("visibility_timeout", lease, Duration.ofSeconds(1), s.maxVisibilityTimeout());
-
+    Duration lease = checkReceive(queue, max, wait, visibility);
     QueueWaiters w = waiters.of(queue);
     long started = System.nanoTime();
     long deadline = started + wait.toNanos();
@@ -286,8 +286,79 @@ public final class Broker implements AutoCloseable {
     }
   }
 
+  /**
+   * Like {@link #receive}, but a receive that has to wait holds no thread: the future completes
+   * when messages are leased for it or the wait runs out. Cancelling it (the consumer left) stops
+   * the wait, and gives back anything leased for it meanwhile. Bad arguments, an unknown queue
+   * and too many waiters are thrown here, not through the future.
+   */
+  public CompletableFuture<List<Delivery>> receiveLater(
+      String queue, int max, Duration wait, Duration visibility) {
+    Duration lease = checkReceive(queue, max, wait, visibility);
+    QueueWaiters w = waiters.of(queue);
+    long started = System.nanoTime();
+    long epoch = w.epoch();
+    Instant now = clock.instant();
+    List<Delivery> got =
+        guard(() -> store.messagesClaim(new ClaimRequest(queue, max, now, now.plus(lease))));
+    if (!got.isEmpty() || wait.isZero()) {
+      return CompletableFuture.completedFuture(waited(wait, started, got));
+    }
+    waiters.enter();
+    try {
+      scheduleWakeForDelayed(queue, now);
+    } catch (RuntimeException e) {
+      waiters.leave();
+      throw e;
+    }
+    ParkedReceive parked = new ParkedReceive(this, w, timers, queue, max, lease, wait, started);
+    parked.park(epoch);
+    return parked.result();
+  }
+
+  /** Checks a receive's arguments; returns the lease it asks for. */
+  private Duration checkReceive(String queue, int max, Duration wait, Duration visibility) {
+    QueueSettings s = queues.require(queue);
+    if (max < 1 || max > BrokerOptions.MAX_RECEIVE_BATCH) {
+      throw new BrokerException.Invalid(
+          "batch must be between 1 and " + BrokerOptions.MAX_RECEIVE_BATCH + ", got " + max);
+    }
+    checkRange("wait", wait, Duration.ZERO, options.maxWait());
+    Duration lease = visibility != null ? visibility : s.visibilityTimeout();
+    checkRange("visibility_timeout", lease, Duration.ofSeconds(1), s.maxVisibilityTimeout());
+    return lease;
+  }
+
+  /** For {@link ParkedReceive}: one claim, now. */
+  List<Delivery> claimNow(String queue, int max, Duration lease) {
+    Instant now = clock.instant();
+    return guard(() -> store.messagesClaim(new ClaimRequest(queue, max, now, now.plus(lease))));
+  }
+
+  /** For {@link ParkedReceive}: a wake may have come from the queue's deletion. */
+  void requireQueue(String queue) {
+    queues.require(queue);
+  }
+
+  /** For {@link ParkedReceive}: gives back a parking slot. */
+  void leftWaiting() {
+    waiters.leave();
+  }
+
+  /** Gives leases nobody will receive back at once, their attempt not counted. */
+  void releaseQuietly(String queue, List<Delivery> undelivered) {
+    if (undelivered.isEmpty()) {
+      return;
+    }
+    try {
+      settlements.release(queue, undelivered.stream().map(Delivery::leaseId).toList());
+    } catch (RuntimeException e) {
+      LOG.log(Level.WARNING, "could not release leases; they will expire", e);
+    }
+  }
+
   /** Records how long a receive that could wait took to be answered. */
-  private List<Delivery> waited(Duration wait, long startedNanos, List<Delivery> got) {
+  List<Delivery> waited(Duration wait, long startedNanos, List<Delivery> got) {
     if (!wait.isZero()) {
       metrics.receiveWaited(Duration.ofNanos(System.nanoTime() - startedNanos));
     }

@@ -38,17 +38,23 @@ final class QueueWaiters {
   private final ReentrantLock lock = new ReentrantLock();
   private final LinkedHashSet<Waiter> parked = new LinkedHashSet<>();
 
-  /** A parked consumer: how many messages it wants, and for how long it would lease them. */
+  /**
+   * A parked consumer: how many messages it wants, and for how long it would lease them. It is
+   * either a thread, unparked when it ends, or a callback, run when it ends by a wake or a take.
+   */
   static final class Waiter {
-    private final Thread thread = Thread.currentThread();
+    private final Thread thread;
+    private final Runnable onSignal;
     final int wants;
     final Duration lease;
     private final AtomicInteger state = new AtomicInteger(PARKED);
     private final CompletableFuture<List<Delivery>> handed = new CompletableFuture<>();
 
-    private Waiter(int wants, Duration lease) {
+    private Waiter(int wants, Duration lease, Thread thread, Runnable onSignal) {
       this.wants = wants;
       this.lease = lease;
+      this.thread = thread;
+      this.onSignal = onSignal;
     }
 
     /**
@@ -57,11 +63,78 @@ final class QueueWaiters {
      */
     void handOver(List<Delivery> deliveries) {
       handed.complete(deliveries);
-      LockSupport.unpark(thread);
+      signal();
+    }
+
+    /** Whether a publisher took this waiter (then {@link #handed()} holds what it was given). */
+    boolean taken() {
+      return state.get() == TAKEN;
+    }
+
+    /** What a publisher handed over; completes once its write has returned. */
+    CompletableFuture<List<Delivery>> handed() {
+      return handed;
+    }
+
+    private void signal() {
+      if (thread != null) {
+        LockSupport.unpark(thread);
+      } else {
+        onSignal.run();
+      }
     }
 
     private boolean end(int how) {
       return state.compareAndSet(PARKED, how);
+    }
+  }
+
+  /**
+   * A waiter with no thread behind it: {@code onSignal} runs, once, on the thread that wakes or
+   * hands it over; it must not block. Schedule its timeout, then {@link #register} it.
+   */
+  static Waiter callback(int wants, Duration lease, Runnable onSignal) {
+    return new Waiter(wants, lease, null, onSignal);
+  }
+
+  /**
+   * Parks a {@link #callback} waiter, unless it already left, or the epoch moved past
+   * {@code seenEpoch} (then it is signalled at once, as woken).
+   */
+  void register(Waiter w, long seenEpoch) {
+    lock.lock();
+    try {
+      if (w.state.get() != PARKED) {
+        return;
+      }
+      parked.add(w);
+    } finally {
+      lock.unlock();
+    }
+    if (epoch.get() != seenEpoch && w.end(WOKEN)) {
+      remove(w);
+      w.signal();
+    }
+  }
+
+  /**
+   * A {@link #callback} waiter gives up (its time ran out, or its consumer left). True when it left
+   * before any wake or take: nothing will signal it. False when one did: the signal carries on.
+   */
+  boolean leave(Waiter w) {
+    if (!w.end(LEFT)) {
+      return false;
+    }
+    remove(w);
+    return true;
+  }
+
+  private void remove(Waiter w) {
+    lock.lock();
+    try {
+      parked.remove(w);
+    } finally {
+      lock.unlock();
     }
   }
 
@@ -85,7 +158,7 @@ final class QueueWaiters {
    *     should claim for itself
    */
   List<Delivery> await(long seenEpoch, int wants, Duration lease, long nanos) {
-    Waiter w = new Waiter(wants, lease);
+    Waiter w = new Waiter(wants, lease, Thread.currentThread(), null);
     lock.lock();
     try {
       parked.add(w);
@@ -156,7 +229,7 @@ final class QueueWaiters {
     }
     for (Waiter w : all) {
       if (w.end(WOKEN)) {
-        LockSupport.unpark(w.thread);
+        w.signal();
       }
     }
   }
@@ -179,7 +252,7 @@ final class QueueWaiters {
         lock.unlock();
       }
       if (w.end(WOKEN)) {
-        LockSupport.unpark(w.thread);
+        w.signal();
         left -= w.wants;
       }
     }

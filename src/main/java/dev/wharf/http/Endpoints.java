@@ -55,7 +55,11 @@ public final class Endpoints {
           } catch (Exception e) {
             fail(res, e);
           } finally {
-            timer.record(res.status(), System.nanoTime() - started);
+            if (res.isLater() && !res.isSent()) {
+              res.onAnswered(() -> timer.record(res.status(), System.nanoTime() - started));
+            } else {
+              timer.record(res.status(), System.nanoTime() - started);
+            }
           }
         });
   }
@@ -98,7 +102,8 @@ public final class Endpoints {
     }
   }
 
-  private static void fail(Response res, Exception e) {
+  /** Answers with the error {@code e} maps to, unless an answer already went out. */
+  public static void fail(Response res, Throwable e) {
     if (res.isSent()) {
       LOG.log(Level.FINE, "failure after the answer was sent", e);
       return;

@@ -101,6 +101,36 @@ class LongPollAndStreamTest {
   }
 
   @Test
+  void aLongPollWhoseClientLeftStopsWaitingAndIsHandedNothing() throws Exception {
+    try (Socket socket = new Socket("127.0.0.1", server.http.port())) {
+      String body = "{\"wait\": \"25s\"}";
+      socket
+          .getOutputStream()
+          .write(
+              ("POST /v1/queues/w/receive HTTP/1.1\r\nHost: t\r\nContent-Type: application/json\r\n"
+                      + "Content-Length: " + body.length() + "\r\n\r\n" + body)
+                  .getBytes(StandardCharsets.US_ASCII));
+      long until = System.nanoTime() + TimeUnit.SECONDS.toNanos(10);
+      while (server.broker.waitingConsumers("w") == 0 && System.nanoTime() < until) {
+        Thread.sleep(5);
+      }
+      assertThat(server.broker.waitingConsumers("w")).isEqualTo(1);
+    }
+    // Far below the 25 s wait: the connection's close itself ends the wait.
+    long until = System.nanoTime() + TimeUnit.SECONDS.toNanos(10);
+    while (server.broker.waitingConsumers("w") > 0 && System.nanoTime() < until) {
+      Thread.sleep(5);
+    }
+    assertThat(server.broker.waitingConsumers("w")).isZero();
+    assertThat(server.broker.waitingConsumers()).isZero();
+    // So a publish is not leased to a consumer that is gone: it stays ready for the next one.
+    assertThat(api.post("/v1/queues/w/messages", "{\"body\": 1}").status()).isEqualTo(201);
+    JsonNode stats = api.get("/v1/queues/w").json().get("stats");
+    assertThat(stats.get("ready").asInt()).isEqualTo(1);
+    assertThat(stats.get("leased").asInt()).isZero();
+  }
+
+  @Test
   void longPollWithNothingToReceiveAnswersAnEmptyList() {
     Reply got = api.post("/v1/queues/w/receive", "{\"wait\": \"100ms\"}");
     assertThat(got.status()).isEqualTo(200);

@@ -22,6 +22,8 @@ import java.time.Duration;
 import java.time.Instant;
 import java.util.List;
 import java.util.Set;
+import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.CompletionException;
 
 /** Publish and receive (data routes); browse and message by id (management routes). */
 public final class MessagesService {
@@ -79,12 +81,38 @@ public final class MessagesService {
     Fields f = Fields.of(bodies.object(req), RECEIVE);
     Integer max = f.integer("max");
     Duration wait = f.duration("wait");
-    List<Delivery> got =
-        broker.receive(
+    CompletableFuture<List<Delivery>> pending =
+        broker.receiveLater(
             queue,
             max == null ? 1 : max,
             wait == null ? Duration.ZERO : wait,
             f.duration("visibility_timeout"));
+    if (pending.isDone()) {
+      deliver(res, queue, pending.join());
+      return;
+    }
+    // A parked long-poll holds no thread; a consumer that leaves stops its wait.
+    res.later();
+    req.onDisconnect(() -> pending.cancel(false));
+    pending.whenComplete(
+        (got, failure) -> {
+          if (pending.isCancelled()) {
+            return;
+          }
+          try {
+            if (failure != null) {
+              Endpoints.fail(
+                  res, failure instanceof CompletionException c ? c.getCause() : failure);
+            } else {
+              deliver(res, queue, got);
+            }
+          } catch (RuntimeException e) {
+            Endpoints.fail(res, e);
+          }
+        });
+  }
+
+  private void deliver(Response res, String queue, List<Delivery> got) {
     // Lease first, then write: a consumer that left must not hold the messages until expiry.
     Replies.send(
         res, 200, MessageJson.deliveries(got), () -> Routes.release(broker, queue, got));

@@ -187,7 +187,7 @@ final class Connection extends ChannelInboundHandlerAdapter {
               } catch (Throwable t) {
                 LOG.log(Level.WARNING, "a handler failed", t);
               }
-              if (!res.isSent()) {
+              if (!res.isSent() && !res.isLater()) {
                 try {
                   res.status(500).header("content-type", "application/json");
                   res.send(errors.render(500, "internal", "internal error"));

@@ -10,8 +10,10 @@ import io.netty.handler.codec.http.HttpHeaders;
 public final class Response {
   private final Exchange exchange;
   private final HttpHeaders headers = new DefaultHttpHeaders(false);
-  private int status = 200;
+  private volatile int status = 200;
   private boolean sent;
+  private boolean later;
+  private Runnable onAnswered;
 
   Response(Exchange exchange) {
     this.exchange = exchange;
@@ -31,8 +33,31 @@ public final class Response {
     return this;
   }
 
-  public boolean isSent() {
+  public synchronized boolean isSent() {
     return sent;
+  }
+
+  /**
+   * The handler returns before answering: the answer is sent later, from another thread. Without
+   * this, a handler that returns unanswered gets a 500 written for it.
+   */
+  public synchronized void later() {
+    later = true;
+  }
+
+  public synchronized boolean isLater() {
+    return later;
+  }
+
+  /** Runs {@code action} once the answer is sent (or started, for a stream); now if it was. */
+  public void onAnswered(Runnable action) {
+    synchronized (this) {
+      if (!sent) {
+        onAnswered = action;
+        return;
+      }
+    }
+    action.run();
   }
 
   /** Answers with this body. A client already gone is a {@link ClientGone}. */
@@ -50,23 +75,39 @@ public final class Response {
    * one before a {@link ClientGone}) when it could not be written to the client.
    */
   public void send(byte[] body, Runnable ifUndelivered) {
-    claim();
-    exchange.sendFull(status, headers, body, ifUndelivered);
+    Runnable then = claim();
+    try {
+      exchange.sendFull(status, headers, body, ifUndelivered);
+    } finally {
+      if (then != null) {
+        then.run();
+      }
+    }
   }
 
   /** Starts a {@code text/event-stream} answer; the stream ends the exchange when closed. */
   public EventStream eventStream() {
-    claim();
+    Runnable then = claim();
     headers.set("content-type", "text/event-stream");
     headers.set("cache-control", "no-cache");
-    exchange.startStream(status, headers);
+    try {
+      exchange.startStream(status, headers);
+    } finally {
+      if (then != null) {
+        then.run();
+      }
+    }
     return new EventStream(exchange);
   }
 
-  private void claim() {
+  /** Marks the answer sent; returns what was waiting for that. */
+  private synchronized Runnable claim() {
     if (sent) {
       throw new IllegalStateException("this request was already answered");
     }
     sent = true;
+    Runnable then = onAnswered;
+    onAnswered = null;
+    return then;
   }
 }

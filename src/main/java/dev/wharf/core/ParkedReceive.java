@@ -1,0 +1,154 @@
+package dev.wharf.core;
+
+import dev.wharf.store.Delivery;
+import java.time.Duration;
+import java.util.List;
+import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.ScheduledExecutorService;
+import java.util.concurrent.ScheduledFuture;
+import java.util.concurrent.TimeUnit;
+import java.util.concurrent.atomic.AtomicBoolean;
+
+/**
+ * A receive that waits with no thread of its own: a parked long-poll is this object and a waiter
+ * in its queue's list, not a blocked thread and its stack. A wake or a hand-over runs the next
+ * step on a fresh virtual thread; so does the timeout. Each waiter ends one way (left, woken,
+ * taken) by one compare-and-set in {@link QueueWaiters}, so exactly one of them carries on.
+ *
+ * <p>Cancelling {@link #result()} (the consumer went away) takes the waiter out if nothing took it
+ * yet; if a publisher did, the messages it handed over are released at once.
+ */
+final class ParkedReceive {
+  private final Broker broker;
+  private final QueueWaiters waiters;
+  private final ScheduledExecutorService timers;
+  private final String queue;
+  private final int max;
+  private final Duration lease;
+  private final Duration wait;
+  private final long started;
+  private final long deadline;
+  private final CompletableFuture<List<Delivery>> result = new CompletableFuture<>();
+  private final AtomicBoolean ended = new AtomicBoolean();
+  private volatile QueueWaiters.Waiter current;
+  private volatile ScheduledFuture<?> timeout;
+
+  ParkedReceive(
+      Broker broker,
+      QueueWaiters waiters,
+      ScheduledExecutorService timers,
+      String queue,
+      int max,
+      Duration lease,
+      Duration wait,
+      long startedNanos) {
+    this.broker = broker;
+    this.waiters = waiters;
+    this.timers = timers;
+    this.queue = queue;
+    this.max = max;
+    this.lease = lease;
+    this.wait = wait;
+    this.started = startedNanos;
+    this.deadline = startedNanos + wait.toNanos();
+    result.whenComplete(
+        (r, e) -> {
+          if (result.isCancelled()) {
+            abandon();
+          }
+        });
+  }
+
+  CompletableFuture<List<Delivery>> result() {
+    return result;
+  }
+
+  /** Parks until a commit after {@code epoch} makes messages visible, or the wait runs out. */
+  void park(long epoch) {
+    QueueWaiters.Waiter w = QueueWaiters.callback(max, lease, this::signalled);
+    current = w;
+    timeout =
+        timers.schedule(
+            () -> expire(w), Math.max(0, deadline - System.nanoTime()), TimeUnit.NANOSECONDS);
+    waiters.register(w, epoch);
+    if (result.isDone()) {
+      abandon();
+    }
+  }
+
+  /** On the waker's thread: must not block. */
+  private void signalled() {
+    ScheduledFuture<?> t = timeout;
+    if (t != null) {
+      t.cancel(false);
+    }
+    Thread.ofVirtual().name("wharf-receive").start(this::afterSignal);
+  }
+
+  private void expire(QueueWaiters.Waiter w) {
+    if (waiters.leave(w)) {
+      Thread.ofVirtual().name("wharf-receive").start(() -> claim(true));
+    }
+  }
+
+  private void afterSignal() {
+    QueueWaiters.Waiter w = current;
+    if (w.taken()) {
+      // Completed before the signal: the publisher's write has returned.
+      List<Delivery> handed = w.handed().join();
+      if (!handed.isEmpty()) {
+        finish(handed);
+        return;
+      }
+    }
+    claim(false);
+  }
+
+  /** Claims once more; answers with what it got, or parks again while time is left. */
+  private void claim(boolean last) {
+    if (result.isDone()) {
+      end();
+      return;
+    }
+    try {
+      broker.requireQueue(queue);
+      long epoch = waiters.epoch();
+      List<Delivery> got = broker.claimNow(queue, max, lease);
+      if (!got.isEmpty() || last || System.nanoTime() >= deadline) {
+        finish(got);
+      } else {
+        park(epoch);
+      }
+    } catch (RuntimeException e) {
+      end();
+      result.completeExceptionally(e);
+    }
+  }
+
+  private void finish(List<Delivery> got) {
+    end();
+    if (!result.complete(broker.waited(wait, started, got))) {
+      // Nobody is left to answer: the leases go back at once, uncounted.
+      broker.releaseQuietly(queue, got);
+    }
+  }
+
+  /** The consumer left: stop waiting, unless a wake or a take already carries on. */
+  private void abandon() {
+    QueueWaiters.Waiter w = current;
+    if (w != null && waiters.leave(w)) {
+      ScheduledFuture<?> t = timeout;
+      if (t != null) {
+        t.cancel(false);
+      }
+      end();
+    }
+  }
+
+  /** Gives back the parking slot, once. */
+  private void end() {
+    if (ended.compareAndSet(false, true)) {
+      broker.leftWaiting();
+    }
+  }
+}
