@@ -345,8 +345,11 @@ public final class Broker implements AutoCloseable {
     waiters.leave();
   }
 
-  /** Gives leases nobody will receive back at once, their attempt not counted. */
-  void releaseQuietly(String queue, List<Delivery> undelivered) {
+  /**
+   * Gives leases nobody will receive back at once, their attempt not counted; a failure is logged
+   * (they expire then, as leases do).
+   */
+  public void releaseQuietly(String queue, List<Delivery> undelivered) {
     if (undelivered.isEmpty()) {
       return;
     }

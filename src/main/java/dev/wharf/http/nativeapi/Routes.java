@@ -3,17 +3,13 @@ package dev.wharf.http.nativeapi;
 import dev.wharf.core.Broker;
 import dev.wharf.core.BrokerException;
 import dev.wharf.http.ApiError;
-import dev.wharf.store.Delivery;
 import dev.wharf.http.server.Request;
+import dev.wharf.store.Delivery;
 import java.util.List;
 import java.util.function.Supplier;
-import java.util.logging.Level;
-import java.util.logging.Logger;
 
 /** Small pieces the native services share. */
 final class Routes {
-  private static final Logger LOG = Logger.getLogger(Routes.class.getName());
-
   private Routes() {}
 
   static String queue(Request req) {
@@ -34,13 +30,6 @@ final class Routes {
    * they need not wait for their leases to run out.
    */
   static void release(Broker broker, String queue, List<Delivery> undelivered) {
-    if (undelivered.isEmpty()) {
-      return;
-    }
-    try {
-      broker.settle().release(queue, undelivered.stream().map(Delivery::leaseId).toList());
-    } catch (RuntimeException e) {
-      LOG.log(Level.WARNING, "could not release undelivered leases; they will expire", e);
-    }
+    broker.releaseQuietly(queue, undelivered);
   }
 }
