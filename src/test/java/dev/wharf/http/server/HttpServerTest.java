@@ -1,0 +1,247 @@
+package dev.wharf.http.server;
+
+import static org.assertj.core.api.Assertions.assertThat;
+
+import java.io.ByteArrayOutputStream;
+import java.io.IOException;
+import java.io.InputStream;
+import java.io.OutputStream;
+import java.net.Socket;
+import java.nio.charset.StandardCharsets;
+import java.util.concurrent.CountDownLatch;
+import java.util.concurrent.TimeUnit;
+import java.util.concurrent.atomic.AtomicBoolean;
+import org.junit.jupiter.api.AfterEach;
+import org.junit.jupiter.api.BeforeEach;
+import org.junit.jupiter.api.Test;
+
+/** The transport alone: framing, ordering, limits and disconnects, over raw sockets. */
+class HttpServerTest {
+  private static final long MAX_BODY = 1024;
+
+  private final CountDownLatch release = new CountDownLatch(1);
+  private final CountDownLatch parked = new CountDownLatch(1);
+  private final CountDownLatch disconnected = new CountDownLatch(1);
+  private final AtomicBoolean slowPending = new AtomicBoolean();
+  private final AtomicBoolean fastOvertook = new AtomicBoolean();
+  private HttpServer server;
+
+  @BeforeEach
+  void start() throws Exception {
+    Router router =
+        new Router(
+            (req, res, template, allowed) ->
+                res.status(template == null ? 404 : 405).send(bytes("unmatched")));
+    router.add("POST", "/echo", (req, res) -> res.send(echo(req)));
+    router.add(
+        "GET",
+        "/slow",
+        (req, res) -> {
+          slowPending.set(true);
+          release.await(500, TimeUnit.MILLISECONDS);
+          slowPending.set(false);
+          res.send(bytes("slow"));
+        });
+    router.add(
+        "GET",
+        "/fast",
+        (req, res) -> {
+          if (slowPending.get()) {
+            fastOvertook.set(true);
+          }
+          release.countDown();
+          res.send(bytes("fast"));
+        });
+    router.add("GET", "/silent", (req, res) -> {});
+    router.add(
+        "GET",
+        "/park",
+        (req, res) -> {
+          res.later();
+          req.onDisconnect(disconnected::countDown);
+          parked.countDown();
+        });
+    router.add(
+        "GET",
+        "/events",
+        (req, res) -> {
+          try (EventStream s = res.eventStream()) {
+            s.comment("hello");
+            s.event("message", "1", "a\nb");
+          }
+        });
+    router.add("GET", "/q/{name}", (req, res) -> res.send(bytes(req.param("name"))));
+    server =
+        HttpServer.start(
+            "127.0.0.1",
+            0,
+            router,
+            (status, code, detail) -> bytes("{\"code\":\"" + code + "\"}"),
+            MAX_BODY,
+            1);
+  }
+
+  @AfterEach
+  void stop() {
+    release.countDown();
+    server.close();
+  }
+
+  @Test
+  void pipelinedRequestsAreAnsweredInOrderEvenWhenTheFirstIsSlower() throws Exception {
+    try (Socket s = connect()) {
+      // The slow one answers only when its wait runs out, or when the fast one has started.
+      write(s, "GET /slow HTTP/1.1\r\nHost: t\r\n\r\nGET /fast HTTP/1.1\r\nHost: t\r\n\r\n");
+      String both = readUntil(s, "fast");
+      assertThat(both.indexOf("slow")).isPositive().isLessThan(both.indexOf("fast"));
+      assertThat(fastOvertook).isFalse();
+    }
+  }
+
+  @Test
+  void aChunkedBodyIsGatheredWhole() throws Exception {
+    try (Socket s = connect()) {
+      write(
+          s,
+          "POST /echo HTTP/1.1\r\nHost: t\r\nTransfer-Encoding: chunked\r\n\r\n"
+              + "3\r\nabc\r\n4\r\ndefg\r\n0\r\n\r\n");
+      assertThat(readUntil(s, "|")).contains("200 OK").contains("7:abcdefg|");
+    }
+  }
+
+  @Test
+  void aBodyOverTheLimitReachesTheHandlerMarkedAndTheConnectionCloses() throws Exception {
+    try (Socket s = connect()) {
+      write(s, "POST /echo HTTP/1.1\r\nHost: t\r\nContent-Length: 5000\r\n\r\n");
+      String answer = readAll(s);
+      assertThat(answer).contains("too large|").containsIgnoringCase("connection: close");
+    }
+    try (Socket s = connect()) {
+      String big = "x".repeat((int) MAX_BODY + 1);
+      write(
+          s,
+          "POST /echo HTTP/1.1\r\nHost: t\r\nTransfer-Encoding: chunked\r\n\r\n"
+              + Integer.toHexString(big.length()) + "\r\n" + big + "\r\n0\r\n\r\n");
+      assertThat(readAll(s)).contains("too large|");
+    }
+  }
+
+  @Test
+  void expectContinueIsAnsweredBeforeTheBodyIsSent() throws Exception {
+    try (Socket s = connect()) {
+      write(
+          s,
+          "POST /echo HTTP/1.1\r\nHost: t\r\nContent-Length: 2\r\nExpect: 100-continue\r\n\r\n");
+      assertThat(readUntil(s, "\r\n\r\n")).startsWith("HTTP/1.1 100 Continue");
+      write(s, "hi");
+      assertThat(readUntil(s, "|")).contains("2:hi|");
+    }
+  }
+
+  @Test
+  void anHttp10RequestWithoutKeepAliveClosesAfterItsAnswer() throws Exception {
+    try (Socket s = connect()) {
+      write(s, "GET /fast HTTP/1.0\r\n\r\n");
+      assertThat(readAll(s)).startsWith("HTTP/1.0 200").endsWith("fast");
+    }
+  }
+
+  @Test
+  void aHandlerThatNeverAnswersGetsA500() throws Exception {
+    try (Socket s = connect()) {
+      write(s, "GET /silent HTTP/1.1\r\nHost: t\r\n\r\n");
+      assertThat(readUntil(s, "}")).startsWith("HTTP/1.1 500").contains("\"internal\"");
+    }
+  }
+
+  @Test
+  void aClientThatLeavesWhileItsAnswerWaitsIsNoticed() throws Exception {
+    try (Socket s = connect()) {
+      write(s, "GET /park HTTP/1.1\r\nHost: t\r\n\r\n");
+      assertThat(parked.await(10, TimeUnit.SECONDS)).isTrue();
+    }
+    assertThat(disconnected.await(10, TimeUnit.SECONDS)).isTrue();
+  }
+
+  @Test
+  void malformedRequestsAreJsonErrorsAndCloseTheConnection() throws Exception {
+    try (Socket s = connect()) {
+      write(s, "GET /fast HTTP/1.1\r\nHost: t\r\n" + "X-Big: " + "y".repeat(20_000) + "\r\n\r\n");
+      assertThat(readAll(s)).startsWith("HTTP/1.1 431").contains("headers_too_large");
+    }
+    try (Socket s = connect()) {
+      write(s, "GET /" + "a".repeat(10_000) + " HTTP/1.1\r\nHost: t\r\n\r\n");
+      assertThat(readAll(s)).startsWith("HTTP/1.1 414").contains("uri_too_long");
+    }
+  }
+
+  @Test
+  void anEventStreamIsChunkedAndTheConnectionServesTheNextRequest() throws Exception {
+    try (Socket s = connect()) {
+      write(s, "GET /events HTTP/1.1\r\nHost: t\r\n\r\nGET /fast HTTP/1.1\r\nHost: t\r\n\r\n");
+      String all = readUntil(s, "fast");
+      assertThat(all)
+          .contains("text/event-stream")
+          .containsIgnoringCase("transfer-encoding: chunked")
+          .contains(": hello\n\n")
+          .contains("event: message\nid: 1\ndata: a\ndata: b\n\n");
+      assertThat(all.indexOf("data: b")).isLessThan(all.indexOf("fast"));
+    }
+  }
+
+  @Test
+  void pathParametersArePercentDecodedAndUnknownPathsAreTheFallbacks() throws Exception {
+    try (Socket s = connect()) {
+      write(s, "GET /q/a%20b+c HTTP/1.1\r\nHost: t\r\n\r\n");
+      assertThat(readUntil(s, "a b+c")).startsWith("HTTP/1.1 200");
+      write(s, "DELETE /q/x HTTP/1.1\r\nHost: t\r\n\r\n");
+      assertThat(readUntil(s, "unmatched")).startsWith("HTTP/1.1 405");
+      write(s, "GET /nowhere HTTP/1.1\r\nHost: t\r\n\r\n");
+      assertThat(readUntil(s, "unmatched")).startsWith("HTTP/1.1 404");
+    }
+  }
+
+  private static byte[] echo(Request req) {
+    String body =
+        req.bodyTooLarge()
+            ? "too large|"
+            : req.body().length + ":" + new String(req.body(), StandardCharsets.UTF_8) + "|";
+    return bytes(body);
+  }
+
+  private static byte[] bytes(String s) {
+    return s.getBytes(StandardCharsets.UTF_8);
+  }
+
+  private Socket connect() throws IOException {
+    Socket s = new Socket("127.0.0.1", server.port());
+    s.setSoTimeout(10_000);
+    return s;
+  }
+
+  private static void write(Socket s, String text) throws IOException {
+    OutputStream out = s.getOutputStream();
+    out.write(text.getBytes(StandardCharsets.UTF_8));
+    out.flush();
+  }
+
+  /** Reads until {@code marker} has arrived (bounded by the socket's timeout). */
+  private static String readUntil(Socket s, String marker) throws IOException {
+    InputStream in = s.getInputStream();
+    ByteArrayOutputStream got = new ByteArrayOutputStream();
+    byte[] buf = new byte[4096];
+    while (!got.toString(StandardCharsets.UTF_8).contains(marker)) {
+      int n = in.read(buf);
+      if (n < 0) {
+        break;
+      }
+      got.write(buf, 0, n);
+    }
+    return got.toString(StandardCharsets.UTF_8);
+  }
+
+  /** Reads until the server closes the connection. */
+  private static String readAll(Socket s) throws IOException {
+    return new String(s.getInputStream().readAllBytes(), StandardCharsets.UTF_8);
+  }
+}
