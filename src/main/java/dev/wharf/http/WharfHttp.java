@@ -8,6 +8,7 @@ import dev.wharf.http.nativeapi.SettleService;
 import dev.wharf.http.nativeapi.StreamService;
 import dev.wharf.http.server.HttpServer;
 import io.micrometer.prometheusmetrics.PrometheusMeterRegistry;
+import java.time.Duration;
 import java.util.concurrent.atomic.AtomicBoolean;
 
 /** The HTTP server: the native API under {@code /v1}, health, readiness and metrics. */
@@ -17,6 +18,12 @@ public final class WharfHttp implements AutoCloseable {
    * cores' worth to handlers and the storage writer.
    */
   private static final int EVENT_LOOPS = Math.max(1, Runtime.getRuntime().availableProcessors() / 2);
+
+  /** A client that stops half way through sending a request gets a 408 after this. */
+  private static final Duration STALLED_REQUEST = Duration.ofSeconds(30);
+
+  /** A keep-alive connection with no request under way closes after this. */
+  private static final Duration IDLE_CONNECTION = Duration.ofMinutes(5);
 
   private final HttpServer server;
   private final AtomicBoolean closing;
@@ -49,7 +56,7 @@ public final class WharfHttp implements AutoCloseable {
               settings.port(),
               endpoints.handler(),
               (status, code, detail) -> Replies.errorBody(code, detail),
-              settings.maxBodyBytes(),
+              new HttpServer.Limits(settings.maxBodyBytes(), STALLED_REQUEST, IDLE_CONNECTION),
               EVENT_LOOPS);
     } catch (InterruptedException e) {
       Thread.currentThread().interrupt();

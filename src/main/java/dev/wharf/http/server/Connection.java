@@ -17,6 +17,7 @@ import io.netty.handler.codec.http.HttpVersion;
 import io.netty.handler.codec.http.LastHttpContent;
 import io.netty.handler.codec.http.TooLongHttpHeaderException;
 import io.netty.handler.codec.http.TooLongHttpLineException;
+import io.netty.handler.timeout.IdleStateEvent;
 import io.netty.util.ReferenceCountUtil;
 import java.io.ByteArrayOutputStream;
 import java.io.IOException;
@@ -41,6 +42,7 @@ final class Connection extends ChannelInboundHandlerAdapter {
   private final Handler handler;
   private final ErrorBody errors;
   private final long maxBody;
+  private final int idleTicks;
 
   private ChannelHandlerContext ctx;
   // The request being read.
@@ -53,11 +55,51 @@ final class Connection extends ChannelInboundHandlerAdapter {
   private Exchange current;
   private final ArrayDeque<Runnable> waiting = new ArrayDeque<>();
   private boolean paused;
+  // Bytes came that do not make a whole request yet; quiet periods since the last bytes.
+  private boolean partial;
+  private int quiet;
 
-  Connection(Handler handler, ErrorBody errors, long maxBody) {
+  /**
+   * @param idleTicks how many quiet periods in a row (see {@link HttpServer.Limits}) close a
+   *     connection that owes and is owed nothing
+   */
+  Connection(Handler handler, ErrorBody errors, long maxBody, int idleTicks) {
     this.handler = handler;
     this.errors = errors;
     this.maxBody = maxBody;
+    this.idleTicks = idleTicks;
+  }
+
+  /** Sits before the HTTP codec: tells the connection that bytes arrived, whole requests or not. */
+  final class Arrivals extends ChannelInboundHandlerAdapter {
+    @Override
+    public void channelRead(ChannelHandlerContext ctx, Object msg) {
+      partial = true;
+      quiet = 0;
+      ctx.fireChannelRead(msg);
+    }
+  }
+
+  /**
+   * Nothing was read for a quiet period. A request begun and not finished in that time is
+   * refused (408), so a client cannot hold a connection by sending slowly; a connection with no
+   * request under way closes after {@code idleTicks} periods. One waiting for its answer (a
+   * long-poll) is left alone: the wait is the server's.
+   */
+  @Override
+  public void userEventTriggered(ChannelHandlerContext ctx, Object evt) {
+    if (!(evt instanceof IdleStateEvent)) {
+      ctx.fireUserEventTriggered(evt);
+      return;
+    }
+    if (current != null) {
+      return;
+    }
+    if (partial || head != null) {
+      reject(408, "request_timeout", "the request did not arrive in time");
+    } else if (++quiet >= idleTicks) {
+      ctx.close();
+    }
   }
 
   /** Runs follow-up work that may block, off the event loop. */
@@ -147,6 +189,7 @@ final class Connection extends ChannelInboundHandlerAdapter {
 
   /** The request is read (or its body refused as too large): queue it for its handler. */
   private void complete(boolean tooLarge) {
+    partial = false;
     HttpRequest req = head;
     byte[] bytes = tooLarge ? null : chunked != null ? chunked.toByteArray() : body;
     head = null;

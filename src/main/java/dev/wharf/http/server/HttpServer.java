@@ -19,8 +19,10 @@ import io.netty.channel.socket.nio.NioServerSocketChannel;
 import io.netty.handler.codec.http.HttpDecoderConfig;
 import io.netty.handler.codec.http.HttpServerCodec;
 import io.netty.handler.codec.http.HttpServerExpectContinueHandler;
+import io.netty.handler.timeout.IdleStateHandler;
 import io.netty.util.concurrent.GlobalEventExecutor;
 import java.net.InetSocketAddress;
+import java.time.Duration;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicBoolean;
 
@@ -47,15 +49,31 @@ public final class HttpServer implements AutoCloseable {
   }
 
   /**
-   * Binds and starts serving.
+   * What a client may take.
    *
    * @param maxBody largest request body read; a larger one reaches the handler with {@link
    *     Request#bodyTooLarge()} set and the connection closes after its answer
+   * @param stalled longest silence while a request is being sent (then 408 and close)
+   * @param idle longest a connection with no request under way stays open
+   */
+  public record Limits(long maxBody, Duration stalled, Duration idle) {
+    public Limits {
+      if (stalled.isNegative() || stalled.isZero() || idle.compareTo(stalled) < 0) {
+        throw new IllegalArgumentException("need 0 < stalled <= idle");
+      }
+    }
+  }
+
+  /**
+   * Binds and starts serving.
+   *
    * @param eventLoops threads that move bytes (handlers run elsewhere)
    */
   public static HttpServer start(
-      String host, int port, Handler handler, ErrorBody errors, long maxBody, int eventLoops)
+      String host, int port, Handler handler, ErrorBody errors, Limits limits, int eventLoops)
       throws InterruptedException {
+    long stalledMs = limits.stalled().toMillis();
+    int idleTicks = (int) Math.max(1, (limits.idle().toMillis() + stalledMs - 1) / stalledMs);
     boolean epoll = Epoll.isAvailable();
     IoHandlerFactory io = epoll ? EpollIoHandler.newFactory() : NioIoHandler.newFactory();
     Class<? extends ServerChannel> channel =
@@ -81,10 +99,14 @@ public final class HttpServer implements AutoCloseable {
                     @Override
                     protected void initChannel(SocketChannel ch) {
                       open.add(ch);
+                      Connection connection =
+                          new Connection(handler, errors, limits.maxBody(), idleTicks);
                       ch.pipeline()
+                          .addLast(new IdleStateHandler(stalledMs, 0, 0, TimeUnit.MILLISECONDS))
+                          .addLast(connection.new Arrivals())
                           .addLast(new HttpServerCodec(decoding))
                           .addLast(new HttpServerExpectContinueHandler())
-                          .addLast(new Connection(handler, errors, maxBody));
+                          .addLast(connection);
                     }
                   })
               .bind(new InetSocketAddress(host, port))

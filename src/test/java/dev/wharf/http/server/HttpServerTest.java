@@ -8,6 +8,7 @@ import java.io.InputStream;
 import java.io.OutputStream;
 import java.net.Socket;
 import java.nio.charset.StandardCharsets;
+import java.time.Duration;
 import java.util.concurrent.CountDownLatch;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicBoolean;
@@ -18,6 +19,8 @@ import org.junit.jupiter.api.Test;
 /** The transport alone: framing, ordering, limits and disconnects, over raw sockets. */
 class HttpServerTest {
   private static final long MAX_BODY = 1024;
+  /** Short, so the timeouts below are seen within the test; each test ends well before it. */
+  private static final Duration STALLED = Duration.ofMillis(300);
 
   private final CountDownLatch release = new CountDownLatch(1);
   private final CountDownLatch parked = new CountDownLatch(1);
@@ -77,7 +80,7 @@ class HttpServerTest {
             0,
             router,
             (status, code, detail) -> bytes("{\"code\":\"" + code + "\"}"),
-            MAX_BODY,
+            new HttpServer.Limits(MAX_BODY, STALLED, STALLED.multipliedBy(2)),
             1);
   }
 
@@ -198,6 +201,30 @@ class HttpServerTest {
       assertThat(readUntil(s, "unmatched")).startsWith("HTTP/1.1 405");
       write(s, "GET /nowhere HTTP/1.1\r\nHost: t\r\n\r\n");
       assertThat(readUntil(s, "unmatched")).startsWith("HTTP/1.1 404");
+    }
+  }
+
+  @Test
+  void aRequestSentTooSlowlyIsRefusedAndAnIdleConnectionCloses() throws Exception {
+    try (Socket s = connect()) {
+      write(s, "GET /fast HTTP/1.1\r\nHost: t\r\n");
+      // The rest of the headers never come: refused once the line has been quiet too long.
+      assertThat(readAll(s)).startsWith("HTTP/1.1 408").contains("request_timeout");
+    }
+    try (Socket s = connect()) {
+      write(s, "GET /fast HTTP/1.1\r\nHost: t\r\n\r\n");
+      assertThat(readUntil(s, "fast")).startsWith("HTTP/1.1 200");
+      // Nothing more is asked: the server closes it, with nothing written.
+      assertThat(s.getInputStream().read()).isEqualTo(-1);
+    }
+  }
+
+  @Test
+  void aLongPollIsNotCutByTheIdleLimits() throws Exception {
+    try (Socket s = connect()) {
+      // /slow answers after 500 ms, past the 300 ms quiet period: it is the server's wait.
+      write(s, "GET /slow HTTP/1.1\r\nHost: t\r\n\r\n");
+      assertThat(readUntil(s, "slow")).startsWith("HTTP/1.1 200");
     }
   }
 
