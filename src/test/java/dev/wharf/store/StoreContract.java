@@ -127,6 +127,35 @@ public abstract class StoreContract {
   }
 
   @Test
+  void aBatchKeepsItsOrderAndEveryMessageWhateverItsSize() {
+    queue("q", null, null);
+    // 77 plain messages (written in runs of 64, 8, 4 and 1 rows), then a batch mixing in one
+    // with headers, which takes the row-at-a-time path.
+    List<Publish> plain = new ArrayList<>();
+    for (int i = 0; i < 77; i++) {
+      plain.add(Publish.json("" + i));
+    }
+    List<String> ids = new ArrayList<>();
+    broker.publish("q", plain).forEach(r -> ids.add(r.id()));
+    List<Publish> mixed =
+        List.of(
+            Publish.json("77"),
+            new Publish(
+                ContentType.JSON, "78".getBytes(), Map.of("h", "v"), null, null, null, null,
+                null));
+    broker.publish("q", mixed).forEach(r -> ids.add(r.id()));
+    assertThat(ids).hasSize(79).doesNotHaveDuplicates();
+    assertThat(broker.stats("q").counts().ready()).isEqualTo(79);
+    List<Delivery> got = new ArrayList<>(receive("q", 100));
+    assertThat(got).extracting(d -> d.message().id()).containsExactlyElementsOf(ids);
+    for (int i = 0; i < got.size(); i++) {
+      assertThat(body(got.get(i))).isEqualTo("" + i);
+    }
+    assertThat(got.get(78).message().headers()).containsEntry("h", "v");
+    assertThat(broker.stats("q").counts().leased()).isEqualTo(79);
+  }
+
+  @Test
   void batchReceiveTakesAtMostMax() {
     queue("q", null, null);
     List<Publish> many = new ArrayList<>();

@@ -26,8 +26,11 @@ final class SqlitePublishAndClaim {
   private SqlitePublishAndClaim() {}
 
   static List<PublishResult> publish(Tx tx, PublishBatch b) throws SQLException {
-    List<PublishResult> out = new ArrayList<>(b.messages().size());
     long now = b.now().toEpochMilli();
+    if (b.messages().size() > 1 && b.messages().stream().allMatch(SqlitePublishAndClaim::plain)) {
+      return insertPlainRows(tx, b.queue(), b.messages(), now);
+    }
+    List<PublishResult> out = new ArrayList<>(b.messages().size());
     for (NewMessage m : b.messages()) {
       if (m.idempotencyKey() != null) {
         String first = idempotentFirst(tx, b.queue(), m.idempotencyKey(), now);
@@ -116,6 +119,67 @@ final class SqlitePublishAndClaim {
       "INSERT INTO messages(seq, id, queue, state, content_type, payload, attempt, published_at,"
           + " visible_at, headers, metadata, expires_at, msg_key)"
           + " VALUES (?, ?, ?, 0, ?, ?, 0, ?, ?, ?, ?, ?, ?)";
+
+  /** Longest multi-row INSERT: 64 rows of 7 parameters, far below SQLite's limit of 32,766. */
+  private static final int MAX_ROWS = 64;
+
+  /** {@code INSERT_PLAIN} with 1, 2, 4, ... {@link #MAX_ROWS} rows, by log2 of the count. */
+  private static final String[] PLAIN_ROWS = new String[Integer.numberOfTrailingZeros(MAX_ROWS) + 1];
+
+  static {
+    for (int i = 0; i < PLAIN_ROWS.length; i++) {
+      StringBuilder sql =
+          new StringBuilder(
+              "INSERT INTO messages(seq, id, queue, state, content_type, payload, attempt,"
+                  + " published_at, visible_at) VALUES ");
+      for (int r = 0; r < 1 << i; r++) {
+        sql.append(r == 0 ? "" : ", ").append("(?, ?, ?, 0, ?, ?, 0, ?, ?)");
+      }
+      PLAIN_ROWS[i] = sql.toString();
+    }
+  }
+
+  /** No headers, metadata, TTL, key or idempotency key: a row of the seven plain columns. */
+  private static boolean plain(NewMessage m) {
+    return m.headers().isEmpty()
+        && m.metadata() == null
+        && m.expiresAt() == null
+        && m.key() == null
+        && m.idempotencyKey() == null;
+  }
+
+  /**
+   * A batch of plain messages goes in multi-row INSERTs of 64, 32, ... 1 rows: one statement
+   * step for many rows instead of one each, which roughly halved the insert time of 100-message
+   * batches in a bare loop (see docs/benchmarks.md). Powers of two keep the cached statements few.
+   */
+  private static List<PublishResult> insertPlainRows(
+      Tx tx, String queue, List<NewMessage> messages, long now) throws SQLException {
+    List<PublishResult> out = new ArrayList<>(messages.size());
+    int i = 0;
+    while (i < messages.size()) {
+      int rows = Integer.highestOneBit(Math.min(messages.size() - i, MAX_ROWS));
+      PreparedStatement ps = tx.prepare(PLAIN_ROWS[Integer.numberOfTrailingZeros(rows)]);
+      int p = 1;
+      for (int r = 0; r < rows; r++) {
+        NewMessage m = messages.get(i + r);
+        ps.setLong(p++, tx.nextSeq());
+        ps.setString(p++, m.id());
+        ps.setString(p++, queue);
+        ps.setInt(p++, MessageRows.contentType(m.contentType()));
+        ps.setBytes(p++, m.payload());
+        ps.setLong(p++, now);
+        ps.setLong(p++, m.visibleAt().toEpochMilli());
+        out.add(new PublishResult(m.id(), false, false));
+      }
+      if (ps.executeUpdate() != rows) {
+        throw new SQLException("a multi-row insert wrote fewer rows than it had");
+      }
+      tx.delta.add(queue, READY, null, rows);
+      i += rows;
+    }
+    return out;
+  }
 
   private static void insert(Tx tx, String queue, NewMessage m, long now) throws SQLException {
     String headers = MessageRows.headers(m.headers());
