@@ -12,6 +12,8 @@ import java.time.Duration;
  * @param sseKeepalive interval of SSE keepalive comments
  * @param idempotencyWindow how long an idempotency key makes a repeat publish a duplicate
  * @param expiredRetention how long a message whose TTL passed is kept for inspection
+ * @param requestTimeout longest silence while a client sends a request (then 408)
+ * @param idleTimeout how long a keep-alive connection with no request under way stays open
  */
 public record ServerConfig(
     String host,
@@ -22,7 +24,9 @@ public record ServerConfig(
     int maxPublishBatch,
     Duration sseKeepalive,
     Duration idempotencyWindow,
-    Duration expiredRetention) {
+    Duration expiredRetention,
+    Duration requestTimeout,
+    Duration idleTimeout) {
 
   public static ServerConfig defaults() {
     return new ServerConfig(
@@ -34,7 +38,9 @@ public record ServerConfig(
         1000,
         Duration.ofSeconds(15),
         Duration.ofHours(24),
-        Duration.ofDays(1));
+        Duration.ofDays(1),
+        Duration.ofSeconds(30),
+        Duration.ofMinutes(5));
   }
 
   static ServerConfig read(ConfigNode n) {
@@ -58,9 +64,26 @@ public record ServerConfig(
     within(n, "idempotency_window", idem, Duration.ofSeconds(1), Duration.ofDays(30));
     Duration retention = n.duration("expired_retention", d.expiredRetention());
     within(n, "expired_retention", retention, Duration.ZERO, Duration.ofDays(365));
+    Duration requestTimeout = n.duration("request_timeout", d.requestTimeout());
+    within(n, "request_timeout", requestTimeout, Duration.ofSeconds(1), Duration.ofMinutes(10));
+    Duration idleTimeout = n.duration("idle_timeout", d.idleTimeout());
+    within(n, "idle_timeout", idleTimeout, Duration.ofSeconds(1), Duration.ofDays(1));
+    if (idleTimeout.compareTo(requestTimeout) < 0) {
+      n.problems().add(n.pathOf("idle_timeout"), "must not be shorter than request_timeout");
+    }
     n.rejectUnknown();
     return new ServerConfig(
-        host, port, maxBody, maxWait, maxWaiters, maxBatch, keepalive, idem, retention);
+        host,
+        port,
+        maxBody,
+        maxWait,
+        maxWaiters,
+        maxBatch,
+        keepalive,
+        idem,
+        retention,
+        requestTimeout,
+        idleTimeout);
   }
 
   static void within(ConfigNode n, String key, Duration d, Duration min, Duration max) {

@@ -46,7 +46,9 @@ public record WharfConfig(
         server.maxBodyBytes(),
         auth.adminToken(),
         auth.requireTokens(),
-        server.sseKeepalive());
+        server.sseKeepalive(),
+        server.requestTimeout(),
+        server.idleTimeout());
   }
 
   public BrokerOptions brokerOptions() {
@@ -73,7 +75,9 @@ public record WharfConfig(
             s.maxPublishBatch(),
             s.sseKeepalive(),
             s.idempotencyWindow(),
-            s.expiredRetention()),
+            s.expiredRetention(),
+            s.requestTimeout(),
+            s.idleTimeout()),
         storage,
         auth,
         queues,

@@ -11,6 +11,8 @@ import java.time.Duration;
  * @param adminToken null = management routes answer loopback clients only
  * @param requireTokens when true, a queue without consumer tokens still needs the admin token
  * @param sseKeepalive interval of SSE keepalive comments
+ * @param requestTimeout longest silence while a client sends a request (then 408)
+ * @param idleTimeout how long a keep-alive connection with no request under way stays open
  */
 public record HttpSettings(
     String host,
@@ -18,13 +20,42 @@ public record HttpSettings(
     long maxBodyBytes,
     String adminToken,
     boolean requireTokens,
-    Duration sseKeepalive) {
+    Duration sseKeepalive,
+    Duration requestTimeout,
+    Duration idleTimeout) {
+
+  /** With the default request (30 s) and idle (5 min) timeouts. */
+  public HttpSettings(
+      String host,
+      int port,
+      long maxBodyBytes,
+      String adminToken,
+      boolean requireTokens,
+      Duration sseKeepalive) {
+    this(
+        host,
+        port,
+        maxBodyBytes,
+        adminToken,
+        requireTokens,
+        sseKeepalive,
+        Duration.ofSeconds(30),
+        Duration.ofMinutes(5));
+  }
 
   public static HttpSettings defaults() {
     return new HttpSettings("127.0.0.1", 8080, 1 << 20, null, false, Duration.ofSeconds(15));
   }
 
   public HttpSettings withPort(int newPort) {
-    return new HttpSettings(host, newPort, maxBodyBytes, adminToken, requireTokens, sseKeepalive);
+    return new HttpSettings(
+        host,
+        newPort,
+        maxBodyBytes,
+        adminToken,
+        requireTokens,
+        sseKeepalive,
+        requestTimeout,
+        idleTimeout);
   }
 }

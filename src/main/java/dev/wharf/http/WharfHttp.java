@@ -8,7 +8,6 @@ import dev.wharf.http.nativeapi.SettleService;
 import dev.wharf.http.nativeapi.StreamService;
 import dev.wharf.http.server.HttpServer;
 import io.micrometer.prometheusmetrics.PrometheusMeterRegistry;
-import java.time.Duration;
 import java.util.concurrent.atomic.AtomicBoolean;
 
 /** The HTTP server: the native API under {@code /v1}, health, readiness and metrics. */
@@ -18,12 +17,6 @@ public final class WharfHttp implements AutoCloseable {
    * cores' worth to handlers and the storage writer.
    */
   private static final int EVENT_LOOPS = Math.max(1, Runtime.getRuntime().availableProcessors() / 2);
-
-  /** A client that stops half way through sending a request gets a 408 after this. */
-  private static final Duration STALLED_REQUEST = Duration.ofSeconds(30);
-
-  /** A keep-alive connection with no request under way closes after this. */
-  private static final Duration IDLE_CONNECTION = Duration.ofMinutes(5);
 
   private final HttpServer server;
   private final AtomicBoolean closing;
@@ -56,7 +49,8 @@ public final class WharfHttp implements AutoCloseable {
               settings.port(),
               endpoints.handler(),
               (status, code, detail) -> Replies.errorBody(code, detail),
-              new HttpServer.Limits(settings.maxBodyBytes(), STALLED_REQUEST, IDLE_CONNECTION),
+              new HttpServer.Limits(
+                  settings.maxBodyBytes(), settings.requestTimeout(), settings.idleTimeout()),
               EVENT_LOOPS);
     } catch (InterruptedException e) {
       Thread.currentThread().interrupt();

@@ -59,6 +59,8 @@ class ConfigLoaderTest {
               sse_keepalive: 5s
               idempotency_window: 1h
               expired_retention: 2d
+              request_timeout: 10s
+              idle_timeout: 2m
             storage:
               kind: sqlite
               path: /var/lib/wharf/w.db
@@ -99,7 +101,9 @@ class ConfigLoaderTest {
                 10,
                 Duration.ofSeconds(5),
                 Duration.ofHours(1),
-                Duration.ofDays(2)));
+                Duration.ofDays(2),
+                Duration.ofSeconds(10),
+                Duration.ofMinutes(2)));
     assertThat(c.storage()).isEqualTo(new StorageConfig.Sqlite(Path.of("/var/lib/wharf/w.db")));
     assertThat(c.auth()).isEqualTo(new AuthConfig("adm", true));
     QueueConfig billing = c.queues().get("billing");
@@ -129,7 +133,14 @@ class ConfigLoaderTest {
     assertThat(c.httpSettings())
         .isEqualTo(
             new dev.wharf.http.HttpSettings(
-                "0.0.0.0", 9090, 512 * 1024, "adm", true, Duration.ofSeconds(5)));
+                "0.0.0.0",
+                9090,
+                512 * 1024,
+                "adm",
+                true,
+                Duration.ofSeconds(5),
+                Duration.ofSeconds(10),
+                Duration.ofMinutes(2)));
     assertThat(c.brokerOptions().maxWait()).isEqualTo(Duration.ofSeconds(20));
     assertThat(c.brokerOptions().maxWaiters()).isEqualTo(50);
     assertThat(c.brokerOptions().maxPublishBatch()).isEqualTo(10);
@@ -217,6 +228,8 @@ class ConfigLoaderTest {
               max_wait: forever
               max_waiters: many
               host: [a]
+              request_timeout: 1m
+              idle_timeout: 30s
             auth:
               admin_token: ${NOPE}
               require_tokens: maybe
@@ -244,6 +257,7 @@ class ConfigLoaderTest {
             "server.max_body: not a size: \"lots\"",
             "server.max_wait: not a duration: \"forever\"",
             "server.max_waiters: expected an integer, got \"many\"",
+            "server.idle_timeout: must not be shorter than request_timeout",
             "auth.require_tokens: expected true or false, got \"maybe\"",
             "sources: expected a map, got a list",
             "queues.billing.visibility_timeout: not a duration: \"6o\"",

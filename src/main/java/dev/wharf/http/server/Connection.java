@@ -10,6 +10,7 @@ import io.netty.handler.codec.TooLongFrameException;
 import io.netty.handler.codec.http.DefaultFullHttpResponse;
 import io.netty.handler.codec.http.HttpContent;
 import io.netty.handler.codec.http.HttpHeaderNames;
+import io.netty.handler.codec.http.HttpMethod;
 import io.netty.handler.codec.http.HttpRequest;
 import io.netty.handler.codec.http.HttpResponseStatus;
 import io.netty.handler.codec.http.HttpUtil;
@@ -197,7 +198,9 @@ final class Connection extends ChannelInboundHandlerAdapter {
     chunked = null;
     skipping = tooLarge;
     boolean keepAlive = !tooLarge && HttpUtil.isKeepAlive(req);
-    Exchange ex = new Exchange(ctx, this, req.protocolVersion(), keepAlive);
+    Exchange ex =
+        new Exchange(
+            ctx, this, req.protocolVersion(), keepAlive, req.method().equals(HttpMethod.HEAD));
     Request request =
         new Request(
             req.method().name(),

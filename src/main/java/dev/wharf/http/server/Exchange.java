@@ -25,15 +25,23 @@ final class Exchange {
   private final Connection connection;
   private final HttpVersion version;
   private final boolean keepAlive;
+  private final boolean head;
   private final Object lock = new Object();
   private Runnable onDisconnect;
   private boolean disconnected;
 
-  Exchange(ChannelHandlerContext ctx, Connection connection, HttpVersion version, boolean keepAlive) {
+  /** @param head a HEAD request: the answer's headers say what GET would send, with no body */
+  Exchange(
+      ChannelHandlerContext ctx,
+      Connection connection,
+      HttpVersion version,
+      boolean keepAlive,
+      boolean head) {
     this.ctx = ctx;
     this.connection = connection;
     this.version = version;
     this.keepAlive = keepAlive;
+    this.head = head;
   }
 
   boolean connected() {
@@ -83,7 +91,7 @@ final class Exchange {
         new DefaultFullHttpResponse(
             version,
             HttpResponseStatus.valueOf(status),
-            Unpooled.wrappedBuffer(body),
+            head ? Unpooled.EMPTY_BUFFER : Unpooled.wrappedBuffer(body),
             headers,
             HttpHeaders.EMPTY_HEADERS);
     HttpUtil.setContentLength(res, body.length);

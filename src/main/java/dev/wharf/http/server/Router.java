@@ -43,8 +43,13 @@ public final class Router implements Handler {
   @Override
   public void handle(Request req, Response res) throws Exception {
     String[] segments = segments(req.path());
+    // HEAD is GET without the body (the transport drops it), unless a route serves HEAD itself.
+    String method = req.method();
+    if (method.equals("HEAD") && !serves("HEAD")) {
+      method = "GET";
+    }
     for (Route r : routes) {
-      if (r.method.equals(req.method())) {
+      if (r.method.equals(method)) {
         Map<String, String> params = bind(r, segments);
         if (params != null) {
           req.params(params);
@@ -60,6 +65,15 @@ public final class Router implements Handler {
       }
     }
     unmatched.handle(req, res, null, null);
+  }
+
+  private boolean serves(String method) {
+    for (Route r : routes) {
+      if (r.method.equals(method)) {
+        return true;
+      }
+    }
+    return false;
   }
 
   private static String[] segments(String path) {

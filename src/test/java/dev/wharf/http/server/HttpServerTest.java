@@ -228,6 +228,18 @@ class HttpServerTest {
     }
   }
 
+  @Test
+  void headIsGetWithoutTheBody() throws Exception {
+    try (Socket s = connect()) {
+      write(s, "HEAD /fast HTTP/1.1\r\nHost: t\r\n\r\nGET /fast HTTP/1.1\r\nHost: t\r\n\r\n");
+      String both = readUntil(s, "fast");
+      // The HEAD answer declares the 4 bytes GET sends, and the next answer follows at once.
+      assertThat(both).startsWith("HTTP/1.1 200").containsIgnoringCase("content-length: 4");
+      assertThat(both.indexOf("fast")).isEqualTo(both.lastIndexOf("fast"));
+      assertThat(both.indexOf("HTTP/1.1 200", 1)).isPositive().isLessThan(both.indexOf("fast"));
+    }
+  }
+
   private static byte[] echo(Request req) {
     String body =
         req.bodyTooLarge()
