@@ -259,8 +259,7 @@ public final class Broker implements AutoCloseable {
       while (true) {
         long epoch = w.epoch();
         Instant now = clock.instant();
-        List<Delivery> got =
-            guard(() -> store.messagesClaim(new ClaimRequest(queue, max, now, now.plus(lease))));
+        List<Delivery> got = claimAt(queue, max, lease, now);
         long left = deadline - System.nanoTime();
         if (!got.isEmpty() || left <= 0) {
           return waited(wait, started, got);
@@ -299,8 +298,7 @@ public final class Broker implements AutoCloseable {
     long started = System.nanoTime();
     long epoch = w.epoch();
     Instant now = clock.instant();
-    List<Delivery> got =
-        guard(() -> store.messagesClaim(new ClaimRequest(queue, max, now, now.plus(lease))));
+    List<Delivery> got = claimAt(queue, max, lease, now);
     if (!got.isEmpty() || wait.isZero()) {
       return CompletableFuture.completedFuture(waited(wait, started, got));
     }
@@ -329,9 +327,8 @@ public final class Broker implements AutoCloseable {
     return lease;
   }
 
-  /** For {@link ParkedReceive}: one claim, now. */
-  List<Delivery> claimNow(String queue, int max, Duration lease) {
-    Instant now = clock.instant();
+  /** One claim of up to {@code max} messages, leased from {@code now} for {@code lease}. */
+  List<Delivery> claimAt(String queue, int max, Duration lease, Instant now) {
     return guard(() -> store.messagesClaim(new ClaimRequest(queue, max, now, now.plus(lease))));
   }
 

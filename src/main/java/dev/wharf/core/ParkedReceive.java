@@ -113,7 +113,7 @@ final class ParkedReceive {
     try {
       broker.requireQueue(queue);
       long epoch = waiters.epoch();
-      List<Delivery> got = broker.claimNow(queue, max, lease);
+      List<Delivery> got = broker.claimAt(queue, max, lease, broker.now());
       if (!got.isEmpty() || last || System.nanoTime() >= deadline) {
         finish(got);
       } else {

@@ -2,7 +2,6 @@ package dev.wharf.http;
 
 import dev.wharf.core.BrokerException;
 import dev.wharf.http.server.BadRequest;
-import dev.wharf.http.server.ClientGone;
 import java.util.logging.Level;
 import java.util.logging.Logger;
 
@@ -31,10 +30,6 @@ public final class ErrorMapper {
     if (t instanceof BadRequest e) {
       // Something in the request itself could not be read: a bad escape, a bad header value.
       return new ApiError(400, "invalid_request", e.getMessage());
-    }
-    if (t instanceof ClientGone) {
-      // Nobody will read this answer; it is not the server's failure either.
-      return new ApiError(499, "client_gone", t.getMessage());
     }
     LOG.log(Level.WARNING, "unexpected failure while handling a request", t);
     return new ApiError(500, "internal", "internal error");

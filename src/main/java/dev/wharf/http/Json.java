@@ -15,7 +15,7 @@ public final class Json {
   public static final ObjectMapper MAPPER =
       JsonMapper.builder(
               // Handlers run on a fresh virtual thread each: Jackson's default thread-local
-              // buffer pool would allocate a new ~12 KB of buffers for every request.
+              // buffer pool would allocate new buffers for every request.
               JsonFactory.builder()
                   .recyclerPool(JsonRecyclerPools.sharedConcurrentDequePool())
                   .build())

@@ -115,7 +115,7 @@ public final class MessagesService {
   private void deliver(Response res, String queue, List<Delivery> got) {
     // Lease first, then write: a consumer that left must not hold the messages until expiry.
     Replies.send(
-        res, 200, MessageJson.deliveries(got), () -> Routes.release(broker, queue, got));
+        res, 200, MessageJson.deliveries(got), () -> broker.releaseQuietly(queue, got));
   }
 
   private void browse(Request req, Response res) {

@@ -57,7 +57,7 @@ public final class StreamService {
     try {
       sink = res.eventStream();
     } catch (RuntimeException e) {
-      Routes.release(broker, queue, batch);
+      broker.releaseQuietly(queue, batch);
       throw e;
     }
     try {
@@ -92,7 +92,7 @@ public final class StreamService {
         String data = new String(MessageJson.delivery(d), StandardCharsets.UTF_8);
         sink.event("message", d.leaseId(), data);
       } catch (RuntimeException e) {
-        Routes.release(broker, queue, batch.subList(i, batch.size()));
+        broker.releaseQuietly(queue, batch.subList(i, batch.size()));
         LOG.log(Level.FINE, "stream client went away", e);
         return false;
       }

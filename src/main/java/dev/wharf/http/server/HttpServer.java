@@ -28,7 +28,7 @@ import java.util.concurrent.atomic.AtomicBoolean;
 
 /**
  * The HTTP/1.1 server: Netty event loops read and write, each request's handler runs on a virtual
- * thread. An idle connection costs a few hundred bytes of channel state and no thread, which is
+ * thread. An idle connection costs its channel and codec state, a few KB, and no thread, which is
  * what lets thousands of consumers park on long-polls.
  *
  * @see Connection for how requests on one connection are ordered
