@@ -21,6 +21,7 @@ import java.time.InstantSource;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.CompletionException;
 import java.util.concurrent.ScheduledExecutorService;
 import java.util.concurrent.ScheduledThreadPoolExecutor;
 import java.util.concurrent.TimeUnit;
@@ -164,6 +165,16 @@ public final class Broker implements AutoCloseable {
   // ---- producing ----
 
   public List<PublishResult> publish(String queue, List<Publish> messages) {
+    return await(publishAsync(queue, messages));
+  }
+
+  /**
+   * Publishes without holding the caller's thread: the future completes once the messages are
+   * durable, on a thread of the store's (chain nothing that blocks). Bad input and an unknown
+   * queue are thrown here; a storage failure comes through the future.
+   */
+  public CompletableFuture<List<PublishResult>> publishAsync(
+      String queue, List<Publish> messages) {
     QueueSettings s = queues.require(queue);
     if (messages.isEmpty() || messages.size() > options.maxPublishBatch()) {
       throw new BrokerException.Invalid(
@@ -201,20 +212,28 @@ public final class Broker implements AutoCloseable {
               p.key()));
     }
     PublishBatch batch = new PublishBatch(queue, rows, now, now.plus(options.idempotencyWindow()));
+    int visible = visibleNow;
+    Instant later = earliestLater;
     List<QueueWaiters.Waiter> taken = waiters.take(queue, visibleNow);
-    List<PublishResult> results;
-    int handed = 0;
     if (taken.isEmpty()) {
-      results = guard(() -> store.messagesPublish(batch));
-    } else {
-      PublishedAndClaimed out = publishAndHandOver(batch, taken);
-      results = out.published();
-      for (List<Delivery> d : out.claimed()) {
-        handed += d.size();
-      }
+      return guarded(() -> store.messagesPublishAsync(batch))
+          .thenApply(results -> published(queue, results, visible, 0, later));
     }
+    return publishAndHandOver(batch, taken)
+        .thenApply(
+            out -> {
+              int handed = 0;
+              for (List<Delivery> d : out.claimed()) {
+                handed += d.size();
+              }
+              return published(queue, out.published(), visible, handed, later);
+            });
+  }
+
+  private List<PublishResult> published(
+      String queue, List<PublishResult> results, int visibleNow, int handed, Instant later) {
     metrics.count(queue, Event.PUBLISHED, results.stream().filter(r -> !r.duplicate()).count());
-    madeVisible(queue, Math.max(0, visibleNow - handed), earliestLater);
+    madeVisible(queue, Math.max(0, visibleNow - handed), later);
     return results;
   }
 
@@ -223,23 +242,22 @@ public final class Broker implements AutoCloseable {
    * each its deliveries: they get the messages at the publisher's own commit, without a wake-up
    * and a claim of their own.
    */
-  private PublishedAndClaimed publishAndHandOver(
+  private CompletableFuture<PublishedAndClaimed> publishAndHandOver(
       PublishBatch batch, List<QueueWaiters.Waiter> taken) {
     List<ClaimRequest> claims = new ArrayList<>(taken.size());
     for (QueueWaiters.Waiter w : taken) {
       claims.add(new ClaimRequest(batch.queue(), w.wants, batch.now(), batch.now().plus(w.lease)));
     }
-    PublishedAndClaimed out = null;
-    try {
-      out = guard(() -> store.messagesPublishAndClaim(batch, claims));
-      return out;
-    } finally {
-      // Every taken consumer waits for its hand-over, so each gets one whatever happened; after a
-      // failure, an empty one sends it back to claiming and waiting on its own.
-      for (int i = 0; i < taken.size(); i++) {
-        taken.get(i).handOver(out == null ? List.of() : out.claimed().get(i));
-      }
-    }
+    CompletableFuture<PublishedAndClaimed> out =
+        guarded(() -> store.messagesPublishAndClaimAsync(batch, claims));
+    // Every taken consumer waits for its hand-over, so each gets one whatever happened; after a
+    // failure, an empty one sends it back to claiming and waiting on its own.
+    return out.whenComplete(
+        (done, failure) -> {
+          for (int i = 0; i < taken.size(); i++) {
+            taken.get(i).handOver(done == null ? List.of() : done.claimed().get(i));
+          }
+        });
   }
 
   // ---- consuming ----
@@ -286,10 +304,11 @@ public final class Broker implements AutoCloseable {
   }
 
   /**
-   * Like {@link #receive}, but a receive that has to wait holds no thread: the future completes
-   * when messages are leased for it or the wait runs out. Cancelling it (the consumer left) stops
-   * the wait, and gives back anything leased for it meanwhile. Bad arguments, an unknown queue
-   * and too many waiters are thrown here, not through the future.
+   * Like {@link #receive}, but holding no thread: the future completes when messages are leased
+   * for it or the wait runs out, on whichever thread got there (chain nothing that blocks).
+   * Cancelling it (the consumer left) stops the wait, and gives back anything leased for it
+   * meanwhile. Bad arguments and an unknown queue are thrown here; too many waiters and storage
+   * failures come through the future.
    */
   public CompletableFuture<List<Delivery>> receiveLater(
       String queue, int max, Duration wait, Duration visibility) {
@@ -298,20 +317,48 @@ public final class Broker implements AutoCloseable {
     long started = System.nanoTime();
     long epoch = w.epoch();
     Instant now = clock.instant();
-    List<Delivery> got = claimAt(queue, max, lease, now);
-    if (!got.isEmpty() || wait.isZero()) {
-      return CompletableFuture.completedFuture(waited(wait, started, got));
-    }
-    waiters.enter();
+    CompletableFuture<List<Delivery>> result = new CompletableFuture<>();
+    claimAtAsync(queue, max, lease, now).whenComplete(
+        (got, failure) -> {
+          if (failure != null) {
+            result.completeExceptionally(unwrap(failure));
+          } else if (!got.isEmpty() || wait.isZero()) {
+            if (!result.complete(waited(wait, started, got))) {
+              releaseQuietly(queue, got);
+            }
+          } else if (!result.isDone()) {
+            // Parking looks up when delayed messages come due, a read: not on the store's thread.
+            Thread.ofVirtual()
+                .name("wharf-receive")
+                .start(() -> park(queue, max, lease, wait, started, epoch, result));
+          }
+        });
+    return result;
+  }
+
+  private void park(
+      String queue,
+      int max,
+      Duration lease,
+      Duration wait,
+      long started,
+      long epoch,
+      CompletableFuture<List<Delivery>> result) {
     try {
-      scheduleWakeForDelayed(queue, now);
+      waiters.enter();
+    } catch (RuntimeException e) {
+      result.completeExceptionally(e);
+      return;
+    }
+    try {
+      scheduleWakeForDelayed(queue, clock.instant());
     } catch (RuntimeException e) {
       waiters.leave();
-      throw e;
+      result.completeExceptionally(e);
+      return;
     }
-    ParkedReceive parked = new ParkedReceive(this, w, timers, queue, max, lease, wait, started);
-    parked.park(epoch);
-    return parked.result();
+    new ParkedReceive(this, waiters.of(queue), timers, queue, max, lease, wait, started, result)
+        .park(epoch);
   }
 
   /** Checks a receive's arguments; returns the lease it asks for. */
@@ -329,7 +376,12 @@ public final class Broker implements AutoCloseable {
 
   /** One claim of up to {@code max} messages, leased from {@code now} for {@code lease}. */
   List<Delivery> claimAt(String queue, int max, Duration lease, Instant now) {
-    return guard(() -> store.messagesClaim(new ClaimRequest(queue, max, now, now.plus(lease))));
+    return await(claimAtAsync(queue, max, lease, now));
+  }
+
+  CompletableFuture<List<Delivery>> claimAtAsync(
+      String queue, int max, Duration lease, Instant now) {
+    return guarded(() -> store.messagesClaimAsync(new ClaimRequest(queue, max, now, now.plus(lease))));
   }
 
   /** For {@link ParkedReceive}: a wake may have come from the queue's deletion. */
@@ -344,17 +396,25 @@ public final class Broker implements AutoCloseable {
 
   /**
    * Gives leases nobody will receive back at once, their attempt not counted; a failure is logged
-   * (they expire then, as leases do).
+   * (they expire then, as leases do). Waits for nothing, so any thread may call it.
    */
   public void releaseQuietly(String queue, List<Delivery> undelivered) {
     if (undelivered.isEmpty()) {
       return;
     }
+    CompletableFuture<?> released;
     try {
-      settlements.release(queue, undelivered.stream().map(Delivery::leaseId).toList());
+      released =
+          settlements.releaseAsync(queue, undelivered.stream().map(Delivery::leaseId).toList());
     } catch (RuntimeException e) {
-      LOG.log(Level.WARNING, "could not release leases; they will expire", e);
+      released = CompletableFuture.failedFuture(e);
     }
+    released.whenComplete(
+        (done, failure) -> {
+          if (failure != null) {
+            LOG.log(Level.WARNING, "could not release leases; they will expire", unwrap(failure));
+          }
+        });
   }
 
   /** Records how long a receive that could wait took to be answered. */
@@ -491,8 +551,48 @@ public final class Broker implements AutoCloseable {
     try {
       return storeCall.get();
     } catch (StoreException e) {
-      throw new BrokerException.Unavailable("storage failed: " + e.getMessage());
+      throw unavailable(e);
     }
+  }
+
+  /** A store's future, its storage failure (thrown or completed with) turned into the broker's. */
+  static <T> CompletableFuture<T> guarded(java.util.function.Supplier<CompletableFuture<T>> call) {
+    CompletableFuture<T> storeCall;
+    try {
+      storeCall = call.get();
+    } catch (RuntimeException e) {
+      storeCall = CompletableFuture.failedFuture(e);
+    }
+    return storeCall.exceptionallyCompose(
+        failure ->
+            CompletableFuture.failedFuture(
+                unwrap(failure) instanceof StoreException e ? unavailable(e) : unwrap(failure)));
+  }
+
+  private static BrokerException unavailable(StoreException e) {
+    return new BrokerException.Unavailable("storage failed: " + e.getMessage());
+  }
+
+  /** Waits for a broker future on the caller's thread, throwing what it failed with. */
+  static <T> T await(CompletableFuture<T> pending) {
+    try {
+      return pending.join();
+    } catch (CompletionException e) {
+      if (e.getCause() instanceof RuntimeException r) {
+        throw r;
+      }
+      if (e.getCause() instanceof Error err) {
+        throw err;
+      }
+      throw e;
+    }
+  }
+
+  /** The failure a dependent future reports, without the wrapper a chain adds. */
+  public static Throwable unwrap(Throwable failure) {
+    return failure instanceof CompletionException c && c.getCause() != null
+        ? c.getCause()
+        : failure;
   }
 
   static void checkRange(String field, Duration d, Duration min, Duration max) {

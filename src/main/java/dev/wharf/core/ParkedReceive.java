@@ -15,7 +15,7 @@ import java.util.concurrent.atomic.AtomicBoolean;
  * step on a fresh virtual thread; so does the timeout. Each waiter ends one way (left, woken,
  * taken) by one compare-and-set in {@link QueueWaiters}, so exactly one of them carries on.
  *
- * <p>Cancelling {@link #result()} (the consumer went away) takes the waiter out if nothing took it
+ * <p>Cancelling the result (the consumer went away) takes the waiter out if nothing took it
  * yet; if a publisher did, the messages it handed over are released at once.
  */
 final class ParkedReceive {
@@ -28,7 +28,7 @@ final class ParkedReceive {
   private final Duration wait;
   private final long started;
   private final long deadline;
-  private final CompletableFuture<List<Delivery>> result = new CompletableFuture<>();
+  private final CompletableFuture<List<Delivery>> result;
   private final AtomicBoolean ended = new AtomicBoolean();
   private volatile QueueWaiters.Waiter current;
   private volatile ScheduledFuture<?> timeout;
@@ -41,7 +41,8 @@ final class ParkedReceive {
       int max,
       Duration lease,
       Duration wait,
-      long startedNanos) {
+      long startedNanos,
+      CompletableFuture<List<Delivery>> result) {
     this.broker = broker;
     this.waiters = waiters;
     this.timers = timers;
@@ -51,16 +52,13 @@ final class ParkedReceive {
     this.wait = wait;
     this.started = startedNanos;
     this.deadline = startedNanos + wait.toNanos();
+    this.result = result;
     result.whenComplete(
         (r, e) -> {
           if (result.isCancelled()) {
             abandon();
           }
         });
-  }
-
-  CompletableFuture<List<Delivery>> result() {
-    return result;
   }
 
   /** Parks until a commit after {@code epoch} makes messages visible, or the wait runs out. */
@@ -81,6 +79,13 @@ final class ParkedReceive {
     ScheduledFuture<?> t = timeout;
     if (t != null) {
       t.cancel(false);
+    }
+    QueueWaiters.Waiter w = current;
+    List<Delivery> handed = w.taken() ? w.handed().getNow(null) : null;
+    if (handed != null && !handed.isEmpty()) {
+      // A publisher's hand-over, its write done: the answer needs no claim, so no thread.
+      finish(handed);
+      return;
     }
     Thread.ofVirtual().name("wharf-receive").start(this::afterSignal);
   }

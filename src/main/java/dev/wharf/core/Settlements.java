@@ -11,6 +11,7 @@ import java.time.Instant;
 import java.util.ArrayList;
 import java.util.LinkedHashSet;
 import java.util.List;
+import java.util.concurrent.CompletableFuture;
 
 /**
  * Ending or changing leases: ack, nack, dead, defer, extend, release. Each takes the current
@@ -30,17 +31,50 @@ public final class Settlements {
    * @param permissive accept a stale lease while its message still exists (Cloudflare semantics)
    */
   public List<LeaseOutcome> ack(String queue, List<String> leaseIds, boolean permissive) {
+    return Broker.await(ackAsync(queue, leaseIds, permissive));
+  }
+
+  public List<LeaseOutcome> nack(String queue, List<String> leaseIds, Duration delay) {
+    return Broker.await(nackAsync(queue, leaseIds, delay));
+  }
+
+  public List<LeaseOutcome> dead(String queue, List<String> leaseIds, String reason) {
+    return Broker.await(deadAsync(queue, leaseIds, reason));
+  }
+
+  public List<LeaseOutcome> defer(String queue, List<String> leaseIds, Duration delay) {
+    return Broker.await(deferAsync(queue, leaseIds, delay));
+  }
+
+  public List<LeaseOutcome> extend(String queue, List<String> leaseIds, Duration by) {
+    return Broker.await(extendAsync(queue, leaseIds, by));
+  }
+
+  public List<LeaseOutcome> release(String queue, List<String> leaseIds) {
+    return Broker.await(releaseAsync(queue, leaseIds));
+  }
+
+  // Each below checks its arguments on the caller's thread (throwing what is wrong) and completes
+  // its future once the change is durable, on a thread of the store's: chain nothing that blocks.
+
+  /**
+   * @param permissive accept a stale lease while its message still exists (Cloudflare semantics)
+   */
+  public CompletableFuture<List<LeaseOutcome>> ackAsync(
+      String queue, List<String> leaseIds, boolean permissive) {
     return run(queue, SettleKind.ACK, leaseIds, null, null, null, permissive);
   }
 
   /** Back to the queue after {@code delay}; to the DLQ when the attempts are used up. */
-  public List<LeaseOutcome> nack(String queue, List<String> leaseIds, Duration delay) {
+  public CompletableFuture<List<LeaseOutcome>> nackAsync(
+      String queue, List<String> leaseIds, Duration delay) {
     Broker.checkRange("delay", delay, Duration.ZERO, Duration.ofDays(30));
     return run(queue, SettleKind.RETRY, leaseIds, delay, null, null, false);
   }
 
   /** Straight to the DLQ with a reason. */
-  public List<LeaseOutcome> dead(String queue, List<String> leaseIds, String reason) {
+  public CompletableFuture<List<LeaseOutcome>> deadAsync(
+      String queue, List<String> leaseIds, String reason) {
     if (reason != null && reason.length() > 1024) {
       throw new BrokerException.Invalid("reason must be at most 1024 characters");
     }
@@ -48,24 +82,26 @@ public final class Settlements {
   }
 
   /** Back to the queue after {@code delay}, the attempt not counted. */
-  public List<LeaseOutcome> defer(String queue, List<String> leaseIds, Duration delay) {
+  public CompletableFuture<List<LeaseOutcome>> deferAsync(
+      String queue, List<String> leaseIds, Duration delay) {
     Broker.checkRange("delay", delay, Duration.ZERO, Duration.ofDays(30));
     return run(queue, SettleKind.DEFER, leaseIds, delay, null, null, false);
   }
 
   /** The lease ends {@code by} from now, capped by the queue's max visibility timeout. */
-  public List<LeaseOutcome> extend(String queue, List<String> leaseIds, Duration by) {
+  public CompletableFuture<List<LeaseOutcome>> extendAsync(
+      String queue, List<String> leaseIds, Duration by) {
     QueueSettings s = broker.queues().require(queue);
     Broker.checkRange("extend", by, Duration.ofSeconds(1), s.maxVisibilityTimeout());
     return run(queue, SettleKind.EXTEND, leaseIds, null, by, null, false);
   }
 
   /** The delivery never reached its consumer: ready again at once, the attempt not counted. */
-  public List<LeaseOutcome> release(String queue, List<String> leaseIds) {
+  public CompletableFuture<List<LeaseOutcome>> releaseAsync(String queue, List<String> leaseIds) {
     return run(queue, SettleKind.RELEASE, leaseIds, Duration.ZERO, null, null, false);
   }
 
-  private List<LeaseOutcome> run(
+  private CompletableFuture<List<LeaseOutcome>> run(
       String queue,
       SettleKind kind,
       List<String> leaseIds,
@@ -88,7 +124,17 @@ public final class Settlements {
             policy,
             reason,
             permissive);
-    List<LeaseOutcome> stored = Broker.guard(() -> broker.store().messagesSettle(req));
+    return Broker.guarded(() -> broker.store().messagesSettleAsync(req))
+        .thenApply(stored -> settled(queue, kind, delay, now, policy, stored));
+  }
+
+  private List<LeaseOutcome> settled(
+      String queue,
+      SettleKind kind,
+      Duration delay,
+      Instant now,
+      DeadLetterPolicy policy,
+      List<LeaseOutcome> stored) {
     long nowMs = now.toEpochMilli();
     List<LeaseOutcome> out = new ArrayList<>(stored.size());
     int visible = 0;

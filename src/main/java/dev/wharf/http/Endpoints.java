@@ -6,6 +6,7 @@ import dev.wharf.http.server.Request;
 import dev.wharf.http.server.Response;
 import dev.wharf.http.server.Router;
 import java.util.Map;
+import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.ConcurrentHashMap;
 import java.util.logging.Level;
 import java.util.logging.Logger;
@@ -43,25 +44,64 @@ public final class Endpoints {
   }
 
   public void add(String method, String template, Guard guard, Handler handler) {
+    router.add(method, template, guarded(method, template, guard, handler));
+  }
+
+  /**
+   * Adds a route whose handler never blocks: it answers at once or through {@link #whenDone}, so
+   * a small request is handled on the event loop that read it.
+   */
+  public void addNonBlocking(String method, String template, Guard guard, Handler handler) {
+    router.add(method, template, Handler.nonBlocking(guarded(method, template, guard, handler)));
+  }
+
+  private Handler guarded(String method, String template, Guard guard, Handler handler) {
     HttpMetrics.Route timer = metrics.route(template, method);
-    router.add(
-        method,
-        template,
-        (req, res) -> {
-          long started = System.nanoTime();
-          try {
-            authorise(req, guard);
-            handler.handle(req, res);
-          } catch (Exception e) {
-            fail(res, e);
-          } finally {
-            if (res.isLater() && !res.isSent()) {
-              res.onAnswered(() -> timer.record(res.status(), System.nanoTime() - started));
-            } else {
-              timer.record(res.status(), System.nanoTime() - started);
-            }
+    return (req, res) -> {
+      long started = System.nanoTime();
+      try {
+        authorise(req, guard);
+        handler.handle(req, res);
+      } catch (Exception e) {
+        fail(res, e);
+      } finally {
+        if (res.isLater() && !res.isSent()) {
+          res.onAnswered(() -> timer.record(res.status(), System.nanoTime() - started));
+        } else {
+          timer.record(res.status(), System.nanoTime() - started);
+        }
+      }
+    };
+  }
+
+  /** Renders the answer for a value a future gives. */
+  @FunctionalInterface
+  public interface Answer<T> {
+    void send(Response res, T value);
+  }
+
+  /**
+   * Answers once {@code pending} completes, on the connection's event loop: the value through
+   * {@code answer}, a failure as its error. A cancelled future answers nothing (its client left).
+   */
+  public static <T> void whenDone(Response res, CompletableFuture<T> pending, Answer<T> answer) {
+    res.later();
+    pending.whenCompleteAsync(
+        (value, failure) -> {
+          if (pending.isCancelled()) {
+            return;
           }
-        });
+          try {
+            if (failure != null) {
+              fail(res, Broker.unwrap(failure));
+            } else {
+              answer.send(res, value);
+            }
+          } catch (RuntimeException e) {
+            fail(res, e);
+          }
+        },
+        res.executor());
   }
 
   /** Every route added, as one handler for the server. */

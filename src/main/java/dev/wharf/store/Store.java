@@ -3,12 +3,19 @@ package dev.wharf.store;
 import java.time.Instant;
 import java.util.List;
 import java.util.Optional;
+import java.util.concurrent.CompletableFuture;
 import java.util.function.Consumer;
 
 /**
  * The storage seam. Every method is one transaction; writes return only once committed with
  * fsync. Concurrent callers are grouped into shared commits by the backend. The store decides no
  * policy: attempt limits, DLQ names and times all come in as parameters.
+ *
+ * <p>The writes a request path makes also come as {@code ...Async}: the same transaction, the
+ * future completed once it is durable, and no caller's thread held meanwhile. A future may
+ * complete on one of the store's own threads, so what is chained to it must not block; above all
+ * it must not wait for another write. A backend without a way to answer from its own threads
+ * keeps the defaults, which run the blocking call on a virtual thread.
  */
 public interface Store extends AutoCloseable {
 
@@ -45,6 +52,23 @@ public interface Store extends AutoCloseable {
 
   /** One outcome per distinct lease id, in request order. */
   List<LeaseOutcome> messagesSettle(SettleRequest request);
+
+  default CompletableFuture<List<PublishResult>> messagesPublishAsync(PublishBatch batch) {
+    return OffThread.call(() -> messagesPublish(batch));
+  }
+
+  default CompletableFuture<List<Delivery>> messagesClaimAsync(ClaimRequest request) {
+    return OffThread.call(() -> messagesClaim(request));
+  }
+
+  default CompletableFuture<PublishedAndClaimed> messagesPublishAndClaimAsync(
+      PublishBatch batch, List<ClaimRequest> claims) {
+    return OffThread.call(() -> messagesPublishAndClaim(batch, claims));
+  }
+
+  default CompletableFuture<List<LeaseOutcome>> messagesSettleAsync(SettleRequest request) {
+    return OffThread.call(() -> messagesSettle(request));
+  }
 
   ReapResult leasesExpire(LeaseExpiryRequest request);
 

@@ -23,7 +23,6 @@ import java.time.Instant;
 import java.util.List;
 import java.util.Set;
 import java.util.concurrent.CompletableFuture;
-import java.util.concurrent.CompletionException;
 
 /** Publish and receive (data routes); browse and message by id (management routes). */
 public final class MessagesService {
@@ -40,8 +39,8 @@ public final class MessagesService {
   }
 
   public void routes() {
-    endpoints.add(Endpoints.POST, "/v1/queues/{name}/messages", DATA, this::publish);
-    endpoints.add(Endpoints.POST, "/v1/queues/{name}/receive", DATA, this::receive);
+    endpoints.addNonBlocking(Endpoints.POST, "/v1/queues/{name}/messages", DATA, this::publish);
+    endpoints.addNonBlocking(Endpoints.POST, "/v1/queues/{name}/receive", DATA, this::receive);
     endpoints.add(Endpoints.GET, "/v1/queues/{name}/messages", MANAGEMENT, this::browse);
     endpoints.add(Endpoints.GET, "/v1/queues/{name}/messages/{id}", MANAGEMENT, this::one);
     endpoints.add(Endpoints.DELETE, "/v1/queues/{name}/messages/{id}", MANAGEMENT, this::delete);
@@ -49,8 +48,14 @@ public final class MessagesService {
 
   private void publish(Request req, Response res) {
     PublishParser.Parsed parsed = PublishParser.parse(bodies.required(req));
-    List<PublishResult> results = broker.publish(Routes.queue(req), parsed.messages());
-    if (!parsed.batch()) {
+    Endpoints.whenDone(
+        res,
+        broker.publishAsync(Routes.queue(req), parsed.messages()),
+        (r, results) -> published(r, parsed.batch(), results));
+  }
+
+  private static void published(Response res, boolean batch, List<PublishResult> results) {
+    if (!batch) {
       Replies.send(res, 201, g -> result(g, results.get(0)));
       return;
     }
@@ -87,29 +92,9 @@ public final class MessagesService {
             max == null ? 1 : max,
             wait == null ? Duration.ZERO : wait,
             f.duration("visibility_timeout"));
-    if (pending.isDone()) {
-      deliver(res, queue, pending.join());
-      return;
-    }
     // A parked long-poll holds no thread; a consumer that leaves stops its wait.
-    res.later();
     req.onDisconnect(() -> pending.cancel(false));
-    pending.whenComplete(
-        (got, failure) -> {
-          if (pending.isCancelled()) {
-            return;
-          }
-          try {
-            if (failure != null) {
-              Endpoints.fail(
-                  res, failure instanceof CompletionException c ? c.getCause() : failure);
-            } else {
-              deliver(res, queue, got);
-            }
-          } catch (RuntimeException e) {
-            Endpoints.fail(res, e);
-          }
-        });
+    Endpoints.whenDone(res, pending, (r, got) -> deliver(r, queue, got));
   }
 
   private void deliver(Response res, String queue, List<Delivery> got) {

@@ -14,6 +14,7 @@ import dev.wharf.store.LeaseOutcome;
 import java.time.Duration;
 import java.util.List;
 import java.util.Set;
+import java.util.concurrent.CompletableFuture;
 
 /** Ack, nack, defer and extend of one lease or many, with one outcome per lease. */
 public final class SettleService {
@@ -34,15 +35,15 @@ public final class SettleService {
   }
 
   public void routes() {
-    endpoints.add(Endpoints.POST, "/v1/queues/{name}/ack", DATA, this::ack);
-    endpoints.add(Endpoints.POST, "/v1/queues/{name}/nack", DATA, this::nack);
-    endpoints.add(Endpoints.POST, "/v1/queues/{name}/defer", DATA, this::defer);
-    endpoints.add(Endpoints.POST, "/v1/queues/{name}/extend", DATA, this::extend);
+    endpoints.addNonBlocking(Endpoints.POST, "/v1/queues/{name}/ack", DATA, this::ack);
+    endpoints.addNonBlocking(Endpoints.POST, "/v1/queues/{name}/nack", DATA, this::nack);
+    endpoints.addNonBlocking(Endpoints.POST, "/v1/queues/{name}/defer", DATA, this::defer);
+    endpoints.addNonBlocking(Endpoints.POST, "/v1/queues/{name}/extend", DATA, this::extend);
   }
 
   private void ack(Request req, Response res) {
     Fields f = Fields.of(bodies.object(req, true), ACK);
-    answer(res, broker.settle().ack(Routes.queue(req), leaseIds(f), false));
+    answer(res, broker.settle().ackAsync(Routes.queue(req), leaseIds(f), false));
   }
 
   private void nack(Request req, Response res) {
@@ -52,9 +53,9 @@ public final class SettleService {
     Duration delay = f.duration("delay");
     String reason = f.string("reason");
     if (Boolean.TRUE.equals(f.bool("dead"))) {
-      answer(res, broker.settle().dead(queue, ids, reason));
+      answer(res, broker.settle().deadAsync(queue, ids, reason));
     } else {
-      answer(res, broker.settle().nack(queue, ids, delay == null ? Duration.ZERO : delay));
+      answer(res, broker.settle().nackAsync(queue, ids, delay == null ? Duration.ZERO : delay));
     }
   }
 
@@ -65,7 +66,7 @@ public final class SettleService {
         res,
         broker
             .settle()
-            .defer(Routes.queue(req), leaseIds(f), delay == null ? Duration.ZERO : delay));
+            .deferAsync(Routes.queue(req), leaseIds(f), delay == null ? Duration.ZERO : delay));
   }
 
   private void extend(Request req, Response res) {
@@ -75,7 +76,7 @@ public final class SettleService {
     if (by == null) {
       throw ApiError.invalidBody("by is required");
     }
-    answer(res, broker.settle().extend(Routes.queue(req), ids, by));
+    answer(res, broker.settle().extendAsync(Routes.queue(req), ids, by));
   }
 
   private static List<String> leaseIds(Fields f) {
@@ -90,7 +91,11 @@ public final class SettleService {
     return one != null ? List.of(one) : many;
   }
 
-  private static void answer(Response res, List<LeaseOutcome> outcomes) {
+  private static void answer(Response res, CompletableFuture<List<LeaseOutcome>> pending) {
+    Endpoints.whenDone(res, pending, SettleService::outcomes);
+  }
+
+  private static void outcomes(Response res, List<LeaseOutcome> outcomes) {
     int succeeded = 0;
     for (LeaseOutcome o : outcomes) {
       if (o.outcome().succeeded()) {

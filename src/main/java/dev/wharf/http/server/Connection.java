@@ -30,7 +30,8 @@ import java.util.logging.Logger;
 
 /**
  * One client connection, on its event loop: gathers each request's body (bounded), runs the
- * handler on a virtual thread, and keeps answers in request order. A pipelined request waits until
+ * handler (on a virtual thread, or here when it never blocks and the request is small), and keeps
+ * answers in request order. A pipelined request waits until
  * the one before it is answered, and the connection stops reading meanwhile.
  */
 final class Connection extends ChannelInboundHandlerAdapter {
@@ -39,6 +40,11 @@ final class Connection extends ChannelInboundHandlerAdapter {
   private static final ThreadFactory DETACHED = Thread.ofVirtual().name("wharf-http-after").factory();
   /** Requests read ahead of their turn before the connection stops reading. */
   private static final int MAX_WAITING = 16;
+  /**
+   * The largest body a non-blocking handler takes on the event loop; a larger one is parsed on a
+   * thread of its own, so one big batch does not hold up every other connection's bytes.
+   */
+  static final int INLINE_BODY = 16 * 1024;
 
   private final Handler handler;
   private final ErrorBody errors;
@@ -224,25 +230,29 @@ final class Connection extends ChannelInboundHandlerAdapter {
 
   private void run(Exchange ex, Request req) {
     current = ex;
-    THREADS
-        .newThread(
-            () -> {
-              Response res = new Response(ex);
-              try {
-                handler.handle(req, res);
-              } catch (Throwable t) {
-                LOG.log(Level.WARNING, "a handler failed", t);
-              }
-              if (!res.isSent() && !res.isLater()) {
-                try {
-                  res.status(500).header("content-type", "application/json");
-                  res.send(errors.render(500, "internal", "internal error"));
-                } catch (RuntimeException e) {
-                  LOG.log(Level.FINE, "could not answer", e);
-                }
-              }
-            })
-        .start();
+    Handler route = handler.route(req);
+    if (route.nonBlocking() && req.body().length <= INLINE_BODY) {
+      answer(route, ex, req);
+    } else {
+      THREADS.newThread(() -> answer(route, ex, req)).start();
+    }
+  }
+
+  private void answer(Handler route, Exchange ex, Request req) {
+    Response res = new Response(ex);
+    try {
+      route.handle(req, res);
+    } catch (Throwable t) {
+      LOG.log(Level.WARNING, "a handler failed", t);
+    }
+    if (!res.isSent() && !res.isLater()) {
+      try {
+        res.status(500).header("content-type", "application/json");
+        res.send(errors.render(500, "internal", "internal error"));
+      } catch (RuntimeException e) {
+        LOG.log(Level.FINE, "could not answer", e);
+      }
+    }
   }
 
   /** On the event loop: the answer is written; the next request may go. */

@@ -44,6 +44,10 @@ final class Exchange {
     this.head = head;
   }
 
+  java.util.concurrent.Executor executor() {
+    return ctx.executor();
+  }
+
   boolean connected() {
     synchronized (lock) {
       return !disconnected && ctx.channel().isActive();

@@ -24,6 +24,14 @@ public final class Response {
     return this;
   }
 
+  /**
+   * Runs tasks on the connection's event loop, where the answer is written without a hand-off:
+   * the place to render an answer that a future completed on some other thread.
+   */
+  public java.util.concurrent.Executor executor() {
+    return exchange.executor();
+  }
+
   public int status() {
     return status;
   }

@@ -12,7 +12,7 @@ import java.util.StringJoiner;
  * matches one whole path segment. Routes are tried in the order they were added.
  */
 public final class Router implements Handler {
-  /** What answers a request no route takes. */
+  /** What answers a request no route takes; it must not block. */
   @FunctionalInterface
   public interface Unmatched {
     /**
@@ -42,6 +42,12 @@ public final class Router implements Handler {
 
   @Override
   public void handle(Request req, Response res) throws Exception {
+    route(req).handle(req, res);
+  }
+
+  /** Finds the route for a request and binds its path parameters; 405 and 404 otherwise. */
+  @Override
+  public Handler route(Request req) {
     String[] segments = segments(req.path());
     // HEAD is GET without the body (the transport drops it), unless a route serves HEAD itself.
     String method = req.method();
@@ -53,18 +59,17 @@ public final class Router implements Handler {
         Map<String, String> params = bind(r, segments);
         if (params != null) {
           req.params(params);
-          r.handler.handle(req, res);
-          return;
+          return r.handler;
         }
       }
     }
     for (Route r : routes) {
       if (bind(r, segments) != null) {
-        unmatched.handle(req, res, r.template, methods.get(r.template).toString());
-        return;
+        String allowed = methods.get(r.template).toString();
+        return Handler.nonBlocking((q, res) -> unmatched.handle(q, res, r.template, allowed));
       }
     }
-    unmatched.handle(req, res, null, null);
+    return Handler.nonBlocking((q, res) -> unmatched.handle(q, res, null, null));
   }
 
   private boolean serves(String method) {

@@ -199,18 +199,6 @@ final class GroupCommitWriter implements AutoCloseable {
 
   /** Runs an operation in the next group commit and returns its result once committed. */
   <T> T submit(Op<T> op) {
-    return submit(op, false);
-  }
-
-  /**
-   * Like {@link #submit(Op)} for a claim: answered at commit, without waiting for the fsync, when
-   * every message it leases is already durable.
-   */
-  List<Delivery> submitClaim(Op<List<Delivery>> op) {
-    return submit(op, true);
-  }
-
-  private <T> T submit(Op<T> op, boolean claim) {
     if (Thread.currentThread() == thread) {
       // Re-entrant call from inside an operation: it joins the transaction under way.
       try {
@@ -219,11 +207,45 @@ final class GroupCommitWriter implements AutoCloseable {
         throw new StoreException("write failed: " + e.getMessage(), e);
       }
     }
-    if (!running) {
-      throw new StoreException("store is closed");
-    }
+    mayWait();
+    return join(submitAsync(op, false));
+  }
+
+  /**
+   * Like {@link #submit(Op)} for a claim: answered at commit, without waiting for the fsync, when
+   * every message it leases is already durable.
+   */
+  List<Delivery> submitClaim(Op<List<Delivery>> op) {
+    mayWait();
+    return join(submitAsync(op, true));
+  }
+
+  /**
+   * Queues an operation for the next group commit. The future completes on the writer's or the
+   * fsync thread, so what is chained to it must not block, and above all must not wait for
+   * another write, which only these threads could finish (queueing one is fine).
+   *
+   * @param claim the result is a list of deliveries, answered at commit when all are durable
+   */
+  <T> CompletableFuture<T> submitAsync(Op<T> op, boolean claim) {
     CompletableFuture<T> done = new CompletableFuture<>();
+    if (!running) {
+      done.completeExceptionally(new StoreException("store is closed"));
+      return done;
+    }
     queue.add(new Pending<>(op, done, claim));
+    return done;
+  }
+
+  private void mayWait() {
+    Thread me = Thread.currentThread();
+    if (me == thread || me == syncer) {
+      // It would wait for a commit or an fsync that only this thread can run.
+      throw new IllegalStateException("a write waited for on the writer's own threads");
+    }
+  }
+
+  private static <T> T join(CompletableFuture<T> done) {
     try {
       return done.join();
     } catch (CompletionException e) {

@@ -33,6 +33,7 @@ import java.time.Instant;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.Optional;
+import java.util.concurrent.CompletableFuture;
 import java.util.function.Consumer;
 
 /**
@@ -314,23 +315,51 @@ public final class SqliteStore implements Store {
   }
 
   @Override
+  public CompletableFuture<List<PublishResult>> messagesPublishAsync(PublishBatch batch) {
+    return writer.submitAsync(tx -> SqlitePublishAndClaim.publish(tx, batch), false);
+  }
+
+  @Override
   public List<Delivery> messagesClaim(ClaimRequest request) {
     // A claim that found nothing needs no fsync: it changed nothing and promises nothing.
     return writer.submitClaim(tx -> SqlitePublishAndClaim.claim(tx, request));
   }
 
   @Override
+  public CompletableFuture<List<Delivery>> messagesClaimAsync(ClaimRequest request) {
+    return writer.submitAsync(tx -> SqlitePublishAndClaim.claim(tx, request), true);
+  }
+
+  @Override
   public PublishedAndClaimed messagesPublishAndClaim(
       PublishBatch batch, List<ClaimRequest> claims) {
-    // Not a submitClaim: what it leases was published in this very transaction, so it is
-    // answered at the fsync that makes the publish durable.
-    return writer.submit(tx -> PublishThenClaim.run(
-        SqlitePublishAndClaim.publish(tx, batch), claims, c -> SqlitePublishAndClaim.claim(tx, c)));
+    return writer.submit(publishThenClaim(batch, claims));
+  }
+
+  @Override
+  public CompletableFuture<PublishedAndClaimed> messagesPublishAndClaimAsync(
+      PublishBatch batch, List<ClaimRequest> claims) {
+    return writer.submitAsync(publishThenClaim(batch, claims), false);
+  }
+
+  /**
+   * Not a claim for the writer: what it leases was published in this very transaction, so it is
+   * answered at the fsync that makes the publish durable.
+   */
+  private static GroupCommitWriter.Op<PublishedAndClaimed> publishThenClaim(
+      PublishBatch batch, List<ClaimRequest> claims) {
+    return tx -> PublishThenClaim.run(
+        SqlitePublishAndClaim.publish(tx, batch), claims, c -> SqlitePublishAndClaim.claim(tx, c));
   }
 
   @Override
   public List<LeaseOutcome> messagesSettle(SettleRequest request) {
     return writer.submit(tx -> SqliteSettle.settle(tx, request));
+  }
+
+  @Override
+  public CompletableFuture<List<LeaseOutcome>> messagesSettleAsync(SettleRequest request) {
+    return writer.submitAsync(tx -> SqliteSettle.settle(tx, request), false);
   }
 
   @Override

@@ -91,6 +91,39 @@ class HttpServerTest {
   }
 
   @Test
+  void aNonBlockingHandlerRunsOnTheEventLoopUnlessItsBodyIsLarge() throws Exception {
+    Handler where =
+        (req, res) -> res.send(bytes(Thread.currentThread().isVirtual() ? "thread|" : "loop|"));
+    Router router = new Router((req, res, template, allowed) -> res.status(404).send());
+    router.add("POST", "/quick", Handler.nonBlocking(where));
+    router.add("POST", "/blocking", where);
+    int large = Connection.INLINE_BODY + 1;
+    try (HttpServer roomy =
+        HttpServer.start(
+            "127.0.0.1",
+            0,
+            router,
+            (status, code, detail) -> bytes(code),
+            new HttpServer.Limits(2L * large, STALLED, STALLED.multipliedBy(2)),
+            1)) {
+      assertThat(post(roomy, "/quick", 10)).endsWith("loop|");
+      assertThat(post(roomy, "/quick", large)).endsWith("thread|");
+      assertThat(post(roomy, "/blocking", 10)).endsWith("thread|");
+    }
+  }
+
+  private static String post(HttpServer server, String path, int bodyLength) throws IOException {
+    try (Socket s = new Socket("127.0.0.1", server.port())) {
+      s.setSoTimeout(10_000);
+      write(
+          s,
+          "POST " + path + " HTTP/1.1\r\nHost: t\r\nContent-Length: " + bodyLength + "\r\n\r\n"
+              + "x".repeat(bodyLength));
+      return readUntil(s, "|");
+    }
+  }
+
+  @Test
   void pipelinedRequestsAreAnsweredInOrderEvenWhenTheFirstIsSlower() throws Exception {
     try (Socket s = connect()) {
       // The slow one answers only when its wait runs out, or when the fast one has started.

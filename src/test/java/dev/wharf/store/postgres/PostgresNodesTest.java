@@ -23,6 +23,7 @@ import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.Set;
+import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.Executors;
 import java.util.concurrent.Future;
@@ -66,15 +67,23 @@ class PostgresNodesTest {
     AtomicInteger claims = new AtomicInteger();
     Store counting = (Store) Proxy.newProxyInstance(
         Store.class.getClassLoader(), new Class<?>[] {Store.class}, (proxy, method, args) -> {
+          Object result;
           try {
-            return method.invoke(store, args);
+            result = method.invoke(store, args);
           } catch (InvocationTargetException e) {
-            throw e.getCause();
-          } finally {
-            if (method.getName().equals("messagesClaim")) {
+            if (method.getName().startsWith("messagesClaim")) {
               claims.incrementAndGet();
             }
+            throw e.getCause();
           }
+          // A claim counts once it has run: the asynchronous one when its future completes.
+          if (result instanceof CompletableFuture<?> pending
+              && method.getName().equals("messagesClaimAsync")) {
+            pending.whenComplete((done, failure) -> claims.incrementAndGet());
+          } else if (method.getName().equals("messagesClaim")) {
+            claims.incrementAndGet();
+          }
+          return result;
         });
     Broker broker =
         new Broker(counting, clock, BrokerOptions.defaults(), new SimpleMeterRegistry());

@@ -23,7 +23,8 @@ import org.junit.jupiter.api.io.TempDir;
 
 /**
  * A claim is answered at commit when the messages it leases are already on disk, and only after
- * the fsync when one of them is not: a consumer must never hold a message a crash could lose.
+ * the fsync when one of them is not: a consumer must never hold a message a crash could lose. An
+ * asynchronous write is answered at its fsync too.
  */
 class SqliteEarlyClaimTest {
   private static final Instant NOW = Instant.parse("2026-01-01T00:00:00Z");
@@ -105,6 +106,42 @@ class SqliteEarlyClaimTest {
     assertThat(claiming.get(5, TimeUnit.SECONDS))
         .extracting(d -> new String(d.message().payload()))
         .containsExactly("new");
+  }
+
+  @Test
+  void anAsynchronousPublishCompletesAtItsFsyncNotAtItsCommit() throws Exception {
+    gate.close();
+    CompletableFuture<List<PublishResult>> pending = store.messagesPublishAsync(batch("async"));
+    long deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(5);
+    while (store.messagesGet("q", "async").isEmpty()) {
+      assertThat(System.nanoTime()).as("committed in time").isLessThan(deadline);
+      Thread.sleep(1);
+    }
+
+    assertThat(pending).isNotDone();
+
+    gate.open();
+    assertThat(pending.get(5, TimeUnit.SECONDS)).extracting(PublishResult::id).containsExactly("async");
+  }
+
+  @Test
+  void waitingForAWriteOnTheStoresOwnThreadFailsInsteadOfHanging() {
+    // Chained to a write's future, this runs on the fsync thread, which the second write needs.
+    CompletableFuture<List<PublishResult>> chained =
+        store.messagesPublishAsync(batch("first"))
+            .thenApply(done -> store.messagesPublish(batch("second")));
+
+    assertThat(chained)
+        .failsWithin(5, TimeUnit.SECONDS)
+        .withThrowableOfType(java.util.concurrent.ExecutionException.class)
+        .withCauseInstanceOf(IllegalStateException.class);
+    assertThat(store.messagesGet("q", "second")).isEmpty();
+  }
+
+  private PublishBatch batch(String id) {
+    NewMessage m =
+        new NewMessage(id, ContentType.TEXT, "x".getBytes(), Map.of(), null, NOW, null, null, null);
+    return new PublishBatch("q", List.of(m), NOW, NOW);
   }
 
   private PublishResult publish(String id) {
