@@ -330,13 +330,14 @@ public final class Broker implements AutoCloseable {
             // Parking looks up when delayed messages come due, a read: not on the store's thread.
             Thread.ofVirtual()
                 .name("wharf-receive")
-                .start(() -> park(queue, max, lease, wait, started, epoch, result));
+                .start(() -> park(w, queue, max, lease, wait, started, epoch, result));
           }
         });
     return result;
   }
 
   private void park(
+      QueueWaiters w,
       String queue,
       int max,
       Duration lease,
@@ -357,8 +358,7 @@ public final class Broker implements AutoCloseable {
       result.completeExceptionally(e);
       return;
     }
-    new ParkedReceive(this, waiters.of(queue), timers, queue, max, lease, wait, started, result)
-        .park(epoch);
+    new ParkedReceive(this, w, timers, queue, max, lease, wait, started, result).park(epoch);
   }
 
   /** Checks a receive's arguments; returns the lease it asks for. */
@@ -381,7 +381,8 @@ public final class Broker implements AutoCloseable {
 
   CompletableFuture<List<Delivery>> claimAtAsync(
       String queue, int max, Duration lease, Instant now) {
-    return guarded(() -> store.messagesClaimAsync(new ClaimRequest(queue, max, now, now.plus(lease))));
+    ClaimRequest claim = new ClaimRequest(queue, max, now, now.plus(lease));
+    return guarded(() -> store.messagesClaimAsync(claim));
   }
 
   /** For {@link ParkedReceive}: a wake may have come from the queue's deletion. */

@@ -12,10 +12,9 @@ import java.util.function.Consumer;
  * policy: attempt limits, DLQ names and times all come in as parameters.
  *
  * <p>The writes a request path makes also come as {@code ...Async}: the same transaction, the
- * future completed once it is durable, and no caller's thread held meanwhile. A future may
- * complete on one of the store's own threads, so what is chained to it must not block; above all
- * it must not wait for another write. A backend without a way to answer from its own threads
- * keeps the defaults, which run the blocking call on a virtual thread.
+ * future completed once it is durable (a claim: once it may be answered), and no caller's thread
+ * held meanwhile. A future completes on one of the store's own threads, so what is chained to it
+ * must not block; above all it must not wait for another write, which may need that very thread.
  */
 public interface Store extends AutoCloseable {
 
@@ -53,22 +52,14 @@ public interface Store extends AutoCloseable {
   /** One outcome per distinct lease id, in request order. */
   List<LeaseOutcome> messagesSettle(SettleRequest request);
 
-  default CompletableFuture<List<PublishResult>> messagesPublishAsync(PublishBatch batch) {
-    return OffThread.call(() -> messagesPublish(batch));
-  }
+  CompletableFuture<List<PublishResult>> messagesPublishAsync(PublishBatch batch);
 
-  default CompletableFuture<List<Delivery>> messagesClaimAsync(ClaimRequest request) {
-    return OffThread.call(() -> messagesClaim(request));
-  }
+  CompletableFuture<List<Delivery>> messagesClaimAsync(ClaimRequest request);
 
-  default CompletableFuture<PublishedAndClaimed> messagesPublishAndClaimAsync(
-      PublishBatch batch, List<ClaimRequest> claims) {
-    return OffThread.call(() -> messagesPublishAndClaim(batch, claims));
-  }
+  CompletableFuture<PublishedAndClaimed> messagesPublishAndClaimAsync(
+      PublishBatch batch, List<ClaimRequest> claims);
 
-  default CompletableFuture<List<LeaseOutcome>> messagesSettleAsync(SettleRequest request) {
-    return OffThread.call(() -> messagesSettle(request));
-  }
+  CompletableFuture<List<LeaseOutcome>> messagesSettleAsync(SettleRequest request);
 
   ReapResult leasesExpire(LeaseExpiryRequest request);
 

@@ -73,12 +73,7 @@ final class PgWriter implements AutoCloseable {
         }
       }
     }
-    Lane lane = pickLane();
-    CompletableFuture<T> done = new CompletableFuture<>();
-    lane.queue.add(new Pending<>(op, done));
-    if (!running) {
-      lane.failPending();
-    }
+    CompletableFuture<T> done = submitAsync(op);
     try {
       return done.join();
     } catch (CompletionException e) {
@@ -87,6 +82,24 @@ final class PgWriter implements AutoCloseable {
       }
       throw new StoreException("write failed: " + e.getCause().getMessage(), e.getCause());
     }
+  }
+
+  /**
+   * Queues an operation for the next commit of some lane. The future completes on the lane's
+   * thread after the commit: what is chained to it must not block, nor wait for another write.
+   */
+  <T> CompletableFuture<T> submitAsync(Op<T> op) {
+    CompletableFuture<T> done = new CompletableFuture<>();
+    if (!running) {
+      done.completeExceptionally(new StoreException("store is closed"));
+      return done;
+    }
+    Lane lane = pickLane();
+    lane.queue.add(new Pending<>(op, done));
+    if (!running) {
+      lane.failPending();
+    }
+    return done;
   }
 
   /**

@@ -26,6 +26,7 @@ import java.time.Instant;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.Optional;
+import java.util.concurrent.CompletableFuture;
 import java.util.Properties;
 import java.util.concurrent.ThreadLocalRandom;
 import java.util.function.Consumer;
@@ -183,10 +184,16 @@ public final class PostgresStore implements Store {
 
   @Override
   public List<PublishResult> messagesPublish(PublishBatch batch) {
-    if (PgPublish.isPlain(batch)) {
-      return writer.submit(new PgPublish.Plain(batch));
-    }
-    return writer.submit(tx -> PgPublish.publish(tx, batch));
+    return writer.submit(publishOp(batch));
+  }
+
+  @Override
+  public CompletableFuture<List<PublishResult>> messagesPublishAsync(PublishBatch batch) {
+    return writer.submitAsync(publishOp(batch));
+  }
+
+  private static PgWriter.Op<List<PublishResult>> publishOp(PublishBatch batch) {
+    return PgPublish.isPlain(batch) ? new PgPublish.Plain(batch) : tx -> PgPublish.publish(tx, batch);
   }
 
   @Override
@@ -195,15 +202,36 @@ public final class PostgresStore implements Store {
   }
 
   @Override
+  public CompletableFuture<List<Delivery>> messagesClaimAsync(ClaimRequest request) {
+    return writer.submitAsync(tx -> PgClaim.claim(tx, request));
+  }
+
+  @Override
   public PublishedAndClaimed messagesPublishAndClaim(
       PublishBatch batch, List<ClaimRequest> claims) {
-    return writer.submit(tx -> PublishThenClaim.run(
-        PgPublish.publish(tx, batch), claims, c -> PgClaim.claim(tx, c)));
+    return writer.submit(publishThenClaim(batch, claims));
+  }
+
+  @Override
+  public CompletableFuture<PublishedAndClaimed> messagesPublishAndClaimAsync(
+      PublishBatch batch, List<ClaimRequest> claims) {
+    return writer.submitAsync(publishThenClaim(batch, claims));
+  }
+
+  private static PgWriter.Op<PublishedAndClaimed> publishThenClaim(
+      PublishBatch batch, List<ClaimRequest> claims) {
+    return tx -> PublishThenClaim.run(
+        PgPublish.publish(tx, batch), claims, c -> PgClaim.claim(tx, c));
   }
 
   @Override
   public List<LeaseOutcome> messagesSettle(SettleRequest request) {
     return writer.submit(tx -> PgSettle.settle(tx, request));
+  }
+
+  @Override
+  public CompletableFuture<List<LeaseOutcome>> messagesSettleAsync(SettleRequest request) {
+    return writer.submitAsync(tx -> PgSettle.settle(tx, request));
   }
 
   @Override
