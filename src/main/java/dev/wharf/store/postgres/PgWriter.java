@@ -1,6 +1,7 @@
 package dev.wharf.store.postgres;
 
 import dev.wharf.store.StoreException;
+import dev.wharf.store.WriteFuture;
 import java.sql.Connection;
 import java.sql.SQLException;
 import java.util.ArrayList;
@@ -63,7 +64,7 @@ final class PgWriter implements AutoCloseable {
       throw new StoreException("store is closed");
     }
     for (Lane own : lanes) {
-      if (own.thread == Thread.currentThread()) {
+      if (own.thread == Thread.currentThread() && own.applying) {
         // Called from inside an operation: it joins the transaction under way, as waiting for
         // another lane could deadlock on rows this one holds.
         try {
@@ -72,6 +73,11 @@ final class PgWriter implements AutoCloseable {
           throw new StoreException("write failed: " + e.getMessage(), e);
         }
       }
+    }
+    if (isLaneThread(Thread.currentThread())) {
+      // Chained to a future a lane completed: the wait would stall that lane, and the write
+      // would be answered outside its transaction. Refused before anything is queued.
+      throw new IllegalStateException("a write waited for on its writer's own thread");
     }
     CompletableFuture<T> done = submitAsync(op);
     try {
@@ -86,10 +92,11 @@ final class PgWriter implements AutoCloseable {
 
   /**
    * Queues an operation for the next commit of some lane. The future completes on the lane's
-   * thread after the commit: what is chained to it must not block, nor wait for another write.
+   * thread after the commit: what is chained to it must not block, nor wait for another write
+   * (waiting fails).
    */
   <T> CompletableFuture<T> submitAsync(Op<T> op) {
-    CompletableFuture<T> done = new CompletableFuture<>();
+    CompletableFuture<T> done = new WriteFuture<>(this::isLaneThread);
     if (!running) {
       done.completeExceptionally(new StoreException("store is closed"));
       return done;
@@ -100,6 +107,15 @@ final class PgWriter implements AutoCloseable {
       lane.failPending();
     }
     return done;
+  }
+
+  private boolean isLaneThread(Thread t) {
+    for (Lane lane : lanes) {
+      if (lane.thread == t) {
+        return true;
+      }
+    }
+    return false;
   }
 
   /**
@@ -147,6 +163,8 @@ final class PgWriter implements AutoCloseable {
     private final LinkedBlockingQueue<Pending<?>> queue = new LinkedBlockingQueue<>();
     private final Thread thread;
     private volatile boolean busy;
+    /** Set on the lane's thread while it runs operations, before their commit. */
+    private boolean applying;
     private PgTx tx;
 
     Lane(int index, Supplier<Connection> connect, int stripe) {
@@ -203,6 +221,7 @@ final class PgWriter implements AutoCloseable {
       }
       Object[] results = new Object[batch.size()];
       tx.reset();
+      applying = true;
       try {
         List<Mergeable<?>> merged = new ArrayList<>();
         List<Integer> mergedAt = new ArrayList<>();
@@ -240,6 +259,8 @@ final class PgWriter implements AutoCloseable {
           runBatch(List.of(p), false);
         }
         return;
+      } finally {
+        applying = false;
       }
       for (int i = 0; i < batch.size(); i++) {
         complete(batch.get(i), results[i]);

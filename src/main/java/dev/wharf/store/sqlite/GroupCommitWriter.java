@@ -2,6 +2,7 @@ package dev.wharf.store.sqlite;
 
 import dev.wharf.store.Delivery;
 import dev.wharf.store.StoreException;
+import dev.wharf.store.WriteFuture;
 import java.sql.Connection;
 import java.sql.PreparedStatement;
 import java.sql.SQLException;
@@ -100,6 +101,8 @@ final class GroupCommitWriter implements AutoCloseable {
   private final Thread thread;
   private final Thread syncer;
   private volatile boolean running = true;
+  /** Set on the writer's thread while it runs a batch's operations, before their commit. */
+  private boolean applying;
   /** The highest seq whose publish an fsync has covered. */
   private volatile long durableSeq;
   /**
@@ -199,7 +202,7 @@ final class GroupCommitWriter implements AutoCloseable {
 
   /** Runs an operation in the next group commit and returns its result once committed. */
   <T> T submit(Op<T> op) {
-    if (Thread.currentThread() == thread) {
+    if (Thread.currentThread() == thread && applying) {
       // Re-entrant call from inside an operation: it joins the transaction under way.
       try {
         return op.apply(tx);
@@ -207,7 +210,7 @@ final class GroupCommitWriter implements AutoCloseable {
         throw new StoreException("write failed: " + e.getMessage(), e);
       }
     }
-    mayWait();
+    refuseOwnThreads();
     return join(submitAsync(op, false));
   }
 
@@ -216,19 +219,19 @@ final class GroupCommitWriter implements AutoCloseable {
    * every message it leases is already durable.
    */
   List<Delivery> submitClaim(Op<List<Delivery>> op) {
-    mayWait();
+    refuseOwnThreads();
     return join(submitAsync(op, true));
   }
 
   /**
    * Queues an operation for the next group commit. The future completes on the writer's or the
    * fsync thread, so what is chained to it must not block, and above all must not wait for
-   * another write, which only these threads could finish (queueing one is fine).
+   * another write, which only these threads could finish (queueing one is fine; waiting fails).
    *
    * @param claim the result is a list of deliveries, answered at commit when all are durable
    */
   <T> CompletableFuture<T> submitAsync(Op<T> op, boolean claim) {
-    CompletableFuture<T> done = new CompletableFuture<>();
+    CompletableFuture<T> done = new WriteFuture<>(t -> t == thread || t == syncer);
     if (!running) {
       done.completeExceptionally(new StoreException("store is closed"));
       return done;
@@ -237,11 +240,11 @@ final class GroupCommitWriter implements AutoCloseable {
     return done;
   }
 
-  private void mayWait() {
+  /** A wait on these threads would never end: refuse it before anything is queued. */
+  private void refuseOwnThreads() {
     Thread me = Thread.currentThread();
     if (me == thread || me == syncer) {
-      // It would wait for a commit or an fsync that only this thread can run.
-      throw new IllegalStateException("a write waited for on the writer's own threads");
+      throw new IllegalStateException("a write waited for on its writer's own thread");
     }
   }
 
@@ -288,6 +291,7 @@ final class GroupCommitWriter implements AutoCloseable {
     Object[] results = new Object[batch.size()];
     tx.delta = new Counters.Delta();
     tx.upserted.clear();
+    applying = true;
     try {
       for (int i = 0; i < batch.size(); i++) {
         results[i] = batch.get(i).op().apply(tx);
@@ -306,6 +310,8 @@ final class GroupCommitWriter implements AutoCloseable {
         runBatch(List.of(p));
       }
       return;
+    } finally {
+      applying = false;
     }
     tx.delta.applyTo(counters);
     long number = ++batches;

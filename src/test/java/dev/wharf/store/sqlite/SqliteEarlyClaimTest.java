@@ -126,10 +126,13 @@ class SqliteEarlyClaimTest {
 
   @Test
   void waitingForAWriteOnTheStoresOwnThreadFailsInsteadOfHanging() {
-    // Chained to a write's future, this runs on the fsync thread, which the second write needs.
+    gate.close();
+    // Chained before the fsync lets the first write complete, so it runs on the fsync thread,
+    // which the second write needs.
     CompletableFuture<List<PublishResult>> chained =
         store.messagesPublishAsync(batch("first"))
             .thenApply(done -> store.messagesPublish(batch("second")));
+    gate.open();
 
     assertThat(chained)
         .failsWithin(5, TimeUnit.SECONDS)
