@@ -11,9 +11,10 @@ import java.util.concurrent.atomic.AtomicBoolean;
 
 /**
  * A receive that waits with no thread of its own: a parked long-poll is this object and a waiter
- * in its queue's list, not a blocked thread and its stack. A wake or a hand-over runs the next
- * step on a fresh virtual thread; so does the timeout. Each waiter ends one way (left, woken,
- * taken) by one compare-and-set in {@link QueueWaiters}, so exactly one of them carries on.
+ * in its queue's list, not a blocked thread and its stack. A hand-over of messages is answered on
+ * the publisher's completion thread; a wake (which must claim) or the timeout runs the next step
+ * on a fresh virtual thread. Each waiter ends one way (left, woken, taken) by one compare-and-set
+ * in {@link QueueWaiters}, so exactly one of them carries on.
  *
  * <p>Cancelling the result (the consumer went away) takes the waiter out if nothing took it
  * yet; if a publisher did, the messages it handed over are released at once.

@@ -31,8 +31,8 @@ import java.util.logging.Logger;
 /**
  * One client connection, on its event loop: gathers each request's body (bounded), runs the
  * handler (on a virtual thread, or here when it never blocks and the request is small), and keeps
- * answers in request order. A pipelined request waits until
- * the one before it is answered, and the connection stops reading meanwhile.
+ * answers in request order. A pipelined request waits until the one before it is answered, and
+ * the connection stops reading meanwhile.
  */
 final class Connection extends ChannelInboundHandlerAdapter {
   private static final Logger LOG = Logger.getLogger(Connection.class.getName());
