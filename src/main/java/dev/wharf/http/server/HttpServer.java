@@ -65,6 +65,20 @@ public final class HttpServer implements AutoCloseable {
   }
 
   /**
+   * Loads the transport's native library and the classes a start needs, so that a caller can do
+   * it on another core while it opens the database: on a restart both take a few tenths of a
+   * second.
+   */
+  public static void preload() {
+    if (Epoll.isAvailable()) {
+      EpollIoHandler.newFactory();
+    }
+    new HttpServerCodec(new HttpDecoderConfig());
+    new ServerBootstrap();
+    new DefaultChannelGroup(GlobalEventExecutor.INSTANCE);
+  }
+
+  /**
    * Binds and starts serving.
    *
    * @param eventLoops threads that move bytes (handlers run elsewhere)
