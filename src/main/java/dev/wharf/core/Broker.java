@@ -307,8 +307,9 @@ public final class Broker implements AutoCloseable {
    * Like {@link #receive}, but holding no thread: the future completes when messages are leased
    * for it or the wait runs out, on whichever thread got there (chain nothing that blocks).
    * Cancelling it (the consumer left) stops the wait, and gives back anything leased for it
-   * meanwhile. Bad arguments and an unknown queue are thrown here; too many waiters and storage
-   * failures come through the future.
+   * meanwhile. Bad arguments and an unknown queue are thrown here, and so are too many waiters
+   * when the queue is known to be empty; otherwise those and storage failures come through the
+   * future.
    */
   public CompletableFuture<List<Delivery>> receiveLater(
       String queue, int max, Duration wait, Duration visibility) {
@@ -318,6 +319,10 @@ public final class Broker implements AutoCloseable {
     long epoch = w.epoch();
     Instant now = clock.instant();
     CompletableFuture<List<Delivery>> result = new CompletableFuture<>();
+    if (!wait.isZero() && knownEmpty(queue) && parkedAtOnce(w, queue, max, lease, wait,
+        started, epoch, result)) {
+      return result;
+    }
     claimAtAsync(queue, max, lease, now).whenComplete(
         (got, failure) -> {
           if (failure != null) {
@@ -334,6 +339,30 @@ public final class Broker implements AutoCloseable {
           }
         });
     return result;
+  }
+
+  /**
+   * Parks a receive on a queue the store knows holds nothing, ready or delayed: no claim, no read
+   * for a wake, no thread. A publish committed after the epoch was read wakes it (the wake
+   * follows that publish's fsync, and the counters its commit). Returns false, having done
+   * nothing, when the queue stopped being empty meanwhile.
+   */
+  private boolean parkedAtOnce(
+      QueueWaiters w,
+      String queue,
+      int max,
+      Duration lease,
+      Duration wait,
+      long started,
+      long epoch,
+      CompletableFuture<List<Delivery>> result) {
+    waiters.enter();
+    if (!knownEmpty(queue)) {
+      waiters.leave();
+      return false;
+    }
+    new ParkedReceive(this, w, timers, queue, max, lease, wait, started, result).park(epoch);
+    return true;
   }
 
   private void park(
@@ -383,6 +412,15 @@ public final class Broker implements AutoCloseable {
       String queue, int max, Duration lease, Instant now) {
     ClaimRequest claim = new ClaimRequest(queue, max, now, now.plus(lease));
     return guarded(() -> store.messagesClaimAsync(claim));
+  }
+
+  /** Whether the store knows the queue holds nothing ready; a store that fails knows nothing. */
+  boolean knownEmpty(String queue) {
+    try {
+      return store.knownEmpty(queue);
+    } catch (RuntimeException e) {
+      return false;
+    }
   }
 
   /** For {@link ParkedReceive}: a wake may have come from the queue's deletion. */

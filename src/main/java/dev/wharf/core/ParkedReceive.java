@@ -119,6 +119,11 @@ final class ParkedReceive {
     try {
       broker.requireQueue(queue);
       long epoch = waiters.epoch();
+      if (last && broker.knownEmpty(queue)) {
+        // The wait ran out on a queue that holds nothing: a claim would write nothing.
+        finish(List.of());
+        return;
+      }
       List<Delivery> got = broker.claimAt(queue, max, lease, broker.now());
       if (!got.isEmpty() || last || System.nanoTime() >= deadline) {
         finish(got);

@@ -85,6 +85,15 @@ public interface Store extends AutoCloseable {
 
   QueueCounts queueCounts(String queue, Instant now);
 
+  /**
+   * True only when the store knows, without reading anything, that the queue holds no ready
+   * message, visible or delayed, as of its last commit; false when it does not know. A waiting
+   * receive uses it to park without a claim or a read.
+   */
+  default boolean knownEmpty(String queue) {
+    return false;
+  }
+
   /** Counts the dead messages in {@code deadLetterQueue} that came from {@code originalQueue}. */
   long deadCount(String deadLetterQueue, String originalQueue);
 

@@ -135,6 +135,18 @@ class LongPollAndStreamTest {
     Reply got = api.post("/v1/queues/w/receive", "{\"wait\": \"100ms\"}");
     assertThat(got.status()).isEqualTo(200);
     assertThat(got.json().get("messages")).isEmpty();
+    // The queue never held a message: neither the wait nor its end needed a claim.
+    assertThat(server.claims.get()).isZero();
+  }
+
+  @Test
+  void aLongPollOnAQueueThatHoldsSomethingClaimsFirst() throws Exception {
+    Reply pub = api.post("/v1/queues/w/messages", "{\"body\": 1, \"delay\": \"1h\"}");
+    assertThat(pub.status()).isEqualTo(201);
+    Reply got = api.post("/v1/queues/w/receive", "{\"wait\": \"100ms\"}");
+    assertThat(got.json().get("messages")).isEmpty();
+    // A delayed message is not known to be absent: claimed at the start and at the end.
+    assertThat(server.claims.get()).isEqualTo(2);
   }
 
   @Test

@@ -11,6 +11,7 @@ import java.lang.reflect.InvocationTargetException;
 import java.lang.reflect.Proxy;
 import java.nio.file.Path;
 import java.time.Duration;
+import java.util.concurrent.atomic.AtomicInteger;
 
 /** A real server on an ephemeral port over a real SQLite store in a temp dir, clock by hand. */
 final class TestServer implements AutoCloseable {
@@ -21,6 +22,8 @@ final class TestServer implements AutoCloseable {
 
   /** When set, every store call but close throws it: a storage failure on demand. */
   volatile RuntimeException storeFailure;
+  /** Claims the broker asked the store for (publishes that hand messages over not counted). */
+  final AtomicInteger claims = new AtomicInteger();
 
   final Broker broker;
   final PrometheusMeterRegistry registry = new PrometheusMeterRegistry(PrometheusConfig.DEFAULT);
@@ -67,6 +70,9 @@ final class TestServer implements AutoCloseable {
               RuntimeException failure = storeFailure;
               if (failure != null && !method.getName().equals("close")) {
                 throw failure;
+              }
+              if (method.getName().startsWith("messagesClaim")) {
+                claims.incrementAndGet();
               }
               try {
                 return method.invoke(real, args);

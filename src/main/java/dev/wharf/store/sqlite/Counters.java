@@ -78,8 +78,20 @@ final class Counters {
       add(toQueue, toState, toOrigin, 1);
     }
 
+    /**
+     * One addition per queue and state, so a reader never sees a state half-way through a batch
+     * (moves between origins of one state would otherwise pass through a lower count).
+     */
     void applyTo(Counters c) {
-      changes.forEach((cell, n) -> c.add(cell.queue(), cell.state(), cell.origin(), n));
+      Map<Cell, Long> byState = new HashMap<>();
+      changes.forEach(
+          (cell, n) -> {
+            byState.merge(new Cell(cell.queue(), cell.state(), null), n, Long::sum);
+            if (cell.origin() != null) {
+              c.addDead(cell.queue(), cell.origin(), n);
+            }
+          });
+      byState.forEach((cell, n) -> c.addState(cell.queue(), cell.state(), n));
     }
   }
 }

@@ -487,6 +487,12 @@ public final class SqliteStore implements Store {
   }
 
   @Override
+  public boolean knownEmpty(String queue) {
+    // The counters change after each commit, a batch at a time, before its callers are answered.
+    return counters.get(queue, MessageState.READY.code()) == 0;
+  }
+
+  @Override
   public long deadCount(String deadLetterQueue, String originalQueue) {
     return counters.dead(deadLetterQueue, originalQueue);
   }
