@@ -319,23 +319,24 @@ public final class Broker implements AutoCloseable {
     long epoch = w.epoch();
     Instant now = clock.instant();
     CompletableFuture<List<Delivery>> result = new CompletableFuture<>();
-    if (!wait.isZero() && knownEmpty(queue) && parkedAtOnce(w, queue, max, lease, wait,
-        started, epoch, result)) {
+    ParkedReceive parked =
+        wait.isZero()
+            ? null
+            : new ParkedReceive(this, w, timers, queue, max, lease, wait, started, result);
+    if (parked != null && knownEmpty(queue) && parkedAtOnce(queue, parked, epoch)) {
       return result;
     }
     claimAtAsync(queue, max, lease, now).whenComplete(
         (got, failure) -> {
           if (failure != null) {
             result.completeExceptionally(unwrap(failure));
-          } else if (!got.isEmpty() || wait.isZero()) {
+          } else if (!got.isEmpty() || parked == null) {
             if (!result.complete(waited(wait, started, got))) {
               releaseQuietly(queue, got);
             }
           } else if (!result.isDone()) {
             // Parking looks up when delayed messages come due, a read: not on the store's thread.
-            Thread.ofVirtual()
-                .name("wharf-receive")
-                .start(() -> park(w, queue, max, lease, wait, started, epoch, result));
+            Thread.ofVirtual().name("wharf-receive").start(() -> park(queue, parked, epoch));
           }
         });
     return result;
@@ -347,47 +348,32 @@ public final class Broker implements AutoCloseable {
    * follows that publish's fsync, and the counters its commit). Returns false, having done
    * nothing, when the queue stopped being empty meanwhile.
    */
-  private boolean parkedAtOnce(
-      QueueWaiters w,
-      String queue,
-      int max,
-      Duration lease,
-      Duration wait,
-      long started,
-      long epoch,
-      CompletableFuture<List<Delivery>> result) {
+  private boolean parkedAtOnce(String queue, ParkedReceive parked, long epoch) {
     waiters.enter();
     if (!knownEmpty(queue)) {
       waiters.leave();
       return false;
     }
-    new ParkedReceive(this, w, timers, queue, max, lease, wait, started, result).park(epoch);
+    parked.park(epoch);
     return true;
   }
 
-  private void park(
-      QueueWaiters w,
-      String queue,
-      int max,
-      Duration lease,
-      Duration wait,
-      long started,
-      long epoch,
-      CompletableFuture<List<Delivery>> result) {
+  /** Parks a receive whose claim found nothing, with a wake for the next delayed message. */
+  private void park(String queue, ParkedReceive parked, long epoch) {
     try {
       waiters.enter();
     } catch (RuntimeException e) {
-      result.completeExceptionally(e);
+      parked.fail(e);
       return;
     }
     try {
       scheduleWakeForDelayed(queue, clock.instant());
     } catch (RuntimeException e) {
       waiters.leave();
-      result.completeExceptionally(e);
+      parked.fail(e);
       return;
     }
-    new ParkedReceive(this, w, timers, queue, max, lease, wait, started, result).park(epoch);
+    parked.park(epoch);
   }
 
   /** Checks a receive's arguments; returns the lease it asks for. */

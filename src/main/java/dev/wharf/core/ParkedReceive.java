@@ -62,6 +62,11 @@ final class ParkedReceive {
         });
   }
 
+  /** Ends the receive with a failure before it parked (it holds no parking slot). */
+  void fail(RuntimeException e) {
+    result.completeExceptionally(e);
+  }
+
   /** Parks until a commit after {@code epoch} makes messages visible, or the wait runs out. */
   void park(long epoch) {
     QueueWaiters.Waiter w = QueueWaiters.callback(max, lease, this::signalled);
