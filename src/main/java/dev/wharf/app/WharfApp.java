@@ -39,11 +39,13 @@ public final class WharfApp implements AutoCloseable {
   /** Starts everything, or nothing: a failure part-way closes what was already started. */
   public static WharfApp start(WharfConfig config) {
     Deque<AutoCloseable> started = new ArrayDeque<>();
-    // The metrics and the HTTP server load their classes on another core while the database
-    // opens: after a crash, serving again sooner is what a restart is measured by.
+    // The driver's native library, the HTTP server and the metrics load on other cores while this
+    // one opens the database: after a crash, serving again sooner is what a restart is measured
+    // by. `wharf serve` began the warm-up before parsing its command line; waiting for its first
+    // step keeps SLF4J from initialising on two threads at once.
+    ServerWarmup.begin().join();
     CompletableFuture<PrometheusMeterRegistry> metrics =
         CompletableFuture.supplyAsync(WharfApp::registry, WharfApp::onPlatformThread);
-    CompletableFuture.runAsync(HttpServer::preload, WharfApp::onPlatformThread);
     String step = "open storage (" + config.storage().describe() + ")";
     try {
       Store store = StoreFactory.create(config.storage());

@@ -1,5 +1,6 @@
 package dev.wharf.cli;
 
+import dev.wharf.app.ServerWarmup;
 import java.io.InputStream;
 import java.io.PrintWriter;
 import java.util.Map;
@@ -38,6 +39,10 @@ public final class Main implements Runnable {
   }
 
   public static void main(String[] args) {
+    if (args.length > 0 && args[0].equals("serve")) {
+      // The command line takes a third of a second to parse; the server's loading starts now.
+      ServerWarmup.begin();
+    }
     System.exit(run(args, System.getenv(), System.in, null, null));
   }
 

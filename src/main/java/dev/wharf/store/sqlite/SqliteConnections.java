@@ -1,9 +1,10 @@
 package dev.wharf.store.sqlite;
 
 import java.sql.Connection;
-import java.sql.DriverManager;
 import java.sql.SQLException;
+import org.sqlite.JDBC;
 import org.sqlite.SQLiteConfig;
+import org.sqlite.SQLiteJDBCLoader;
 import org.sqlite.SQLiteOpenMode;
 
 /** Opens every connection of the SQLite backend with the same driver settings. */
@@ -19,6 +20,20 @@ final class SqliteConnections {
     // by one thread at a time; SQLite's own per-call connection mutex only adds a lock and an
     // unlock to every bind, step and column read.
     config.setOpenMode(SQLiteOpenMode.NOMUTEX);
-    return DriverManager.getConnection(url, config.toProperties());
+    // Straight to the driver: DriverManager would first load and register every JDBC driver on
+    // the class path, which a start then waits for.
+    return JDBC.createConnection(url, config.toProperties());
+  }
+
+  /**
+   * Extracts and loads the driver's native library now (the slowest part of opening the first
+   * connection), so a start can do it on another core. Failures are left for {@link #open}.
+   */
+  static void loadNativeLibrary() {
+    try {
+      SQLiteJDBCLoader.initialize();
+    } catch (Exception | LinkageError e) {
+      // open() reports it, with the file it was opening
+    }
   }
 }

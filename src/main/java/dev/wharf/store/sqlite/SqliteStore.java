@@ -54,6 +54,11 @@ public final class SqliteStore implements Store {
   /** Page size of a new database file; an existing file keeps the one it was made with. */
   public static final int DEFAULT_PAGE_SIZE = 4096;
 
+  /** Loads what opening the first database needs, so a start can do it ahead of {@link #start}. */
+  public static void preload() {
+    SqliteConnections.loadNativeLibrary();
+  }
+
   private final int pageSize;
   /** Frames past which the WAL restarts; 0: {@link Checkpointer#RESTART_BYTES} worth. */
   private final long walRestartFrames;

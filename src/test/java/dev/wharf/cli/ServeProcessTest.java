@@ -1,0 +1,87 @@
+package dev.wharf.cli;
+
+import static org.assertj.core.api.Assertions.assertThat;
+
+import java.net.URI;
+import java.net.http.HttpClient;
+import java.net.http.HttpRequest;
+import java.net.http.HttpResponse;
+import java.nio.charset.StandardCharsets;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.util.List;
+import java.util.concurrent.TimeUnit;
+import java.util.regex.Matcher;
+import java.util.regex.Pattern;
+import org.junit.jupiter.api.AfterEach;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.io.TempDir;
+
+/**
+ * {@code wharf serve} as a user runs it, in a child JVM: what it prints from start to stop is its
+ * start line and its stop line, nothing from the libraries it loads while starting.
+ */
+class ServeProcessTest {
+  private static final Pattern LISTENING =
+      Pattern.compile("^wharf listening on http://[^:]+:(\\d+),");
+  @TempDir Path dir;
+  private Process child;
+
+  @AfterEach
+  void tearDown() throws InterruptedException {
+    if (child != null) {
+      child.destroyForcibly();
+      child.waitFor(10, TimeUnit.SECONDS);
+    }
+  }
+
+  @Test
+  void printsOnlyItsStartAndStopLines() throws Exception {
+    Path config = dir.resolve("wharf.yaml");
+    Files.writeString(config, """
+        server: {host: 127.0.0.1, port: 0}
+        storage: {kind: sqlite, path: "%s"}
+        """.formatted(dir.resolve("wharf.db").toString().replace("\\", "/")));
+    // To a file, not a pipe: the JDK drains a pipe when the child exits, racing a reader for the
+    // last lines, and the last line is what this test is about.
+    Path output = dir.resolve("output.txt");
+    String cp =
+        System.getProperty("surefire.test.class.path", System.getProperty("java.class.path"));
+    child = new ProcessBuilder(
+        Path.of(System.getProperty("java.home"), "bin", "java").toString(),
+        "--enable-native-access=ALL-UNNAMED", "-Xmx256m", "-XX:+UseSerialGC", "-cp", cp,
+        "dev.wharf.cli.Main", "serve", "-c", config.toString())
+        .redirectErrorStream(true)
+        .redirectOutput(output.toFile())
+        .start();
+    String port = awaitPort(output);
+    HttpResponse<String> ready = HttpClient.newHttpClient().send(
+        HttpRequest.newBuilder(URI.create("http://127.0.0.1:" + port + "/readyz")).build(),
+        HttpResponse.BodyHandlers.ofString());
+    assertThat(ready.statusCode()).isEqualTo(200);
+
+    child.destroy(); // SIGTERM: the shutdown hook closes the server, then the store
+    assertThat(child.waitFor(30, TimeUnit.SECONDS)).isTrue();
+    List<String> lines = Files.readAllLines(output, StandardCharsets.UTF_8);
+    assertThat(lines).hasSize(2);
+    assertThat(lines.get(0)).matches(LISTENING.pattern() + ".*");
+    assertThat(lines.get(1)).isEqualTo("wharf stopped");
+  }
+
+  /** Reads the child's output until it says where it listens (at most 60 s). */
+  private String awaitPort(Path output) throws Exception {
+    long deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(60);
+    while (System.nanoTime() < deadline) {
+      for (String line : Files.readAllLines(output, StandardCharsets.UTF_8)) {
+        Matcher m = LISTENING.matcher(line);
+        if (m.find()) {
+          return m.group(1);
+        }
+      }
+      if (child.waitFor(20, TimeUnit.MILLISECONDS)) {
+        break;
+      }
+    }
+    throw new AssertionError("no start line; output: " + Files.readString(output));
+  }
+}
