@@ -7,6 +7,9 @@ import java.util.function.Supplier;
 
 /** Runs N client workers, each on its own thread with its own connection, until a phase ends. */
 final class Workers {
+  private static final long FIRST_BACKOFF_MS = 20;
+  private static final long MAX_BACKOFF_MS = 320;
+
   private Workers() {}
 
   /** One client: {@link #once} is one iteration of its loop, recording into its own tallies. */
@@ -45,14 +48,19 @@ final class Workers {
   }
 
   private static void loop(Target target, Phase phase, Worker w) {
+    long backoffMs = FIRST_BACKOFF_MS;
     try (HttpConn conn = target.conn()) {
       while (phase.running()) {
         try {
           w.once(conn);
+          backoffMs = FIRST_BACKOFF_MS;
         } catch (IOException e) {
           w.tally.error("io " + e.getClass().getSimpleName());
-          // A refused or reset connection fails fast; do not spin on it.
-          pause(20);
+          // A refused connection fails fast. Backing off, as real clients do, keeps 64 of them
+          // from spending a core on failed attempts (each one builds its request first) while
+          // a killed server restarts on the same two cores.
+          pause(backoffMs);
+          backoffMs = Math.min(backoffMs * 2, MAX_BACKOFF_MS);
         }
       }
     }
