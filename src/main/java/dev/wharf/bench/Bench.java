@@ -75,8 +75,10 @@ public final class Bench implements Callable<Integer> {
       description = "idle-polls: server pid for RSS (default: found from the port)")
   long serverPid;
 
-  @Option(names = "--client", defaultValue = "socket",
-      description = "HTTP client: socket (minimal keep-alive client) or jdk (java.net.http)")
+  @Option(names = "--client", defaultValue = "mux",
+      description = "HTTP client: socket (minimal keep-alive client, a thread each), mux (publish"
+          + " and publish-batch: every connection on one thread with a selector; other scenarios"
+          + " use socket) or jdk (java.net.http)")
   String client;
 
   @Option(names = "--threads", defaultValue = "platform",
@@ -102,8 +104,8 @@ public final class Bench implements Callable<Integer> {
       System.err.println("unknown scenario " + scenario + "; one of " + SCENARIOS);
       return 2;
     }
-    if (!client.equals("socket") && !client.equals("jdk")) {
-      System.err.println("--client is socket or jdk");
+    if (!client.equals("socket") && !client.equals("mux") && !client.equals("jdk")) {
+      System.err.println("--client is socket, mux or jdk");
       return 2;
     }
     if (seconds <= 0 || warmup < 0 || clients < 1 || batch < 1 || batch > 100 || polls < 1
@@ -116,7 +118,8 @@ public final class Bench implements Callable<Integer> {
       System.err.println("--threads is platform or virtual");
       return 2;
     }
-    Target target = new Target(port, token, client.equals("jdk"), threads.equals("virtual"));
+    Target target = new Target(port, token, client.equals("jdk"), client.equals("mux"),
+        threads.equals("virtual"));
     if (!reachable(target)) {
       System.err.println("no Wharf server answers GET /healthz on 127.0.0.1:" + port);
       return 1;

@@ -36,7 +36,7 @@ public final class MiniHttp implements HttpConn {
   /** @param bufferSize read buffer; small for the thousands of idle long-polls */
   public MiniHttp(int port, String token, int bufferSize) {
     this.port = port;
-    this.extraHeaders = token == null ? "" : "Authorization: Bearer " + token + "\r\n";
+    this.extraHeaders = headersFor(token);
     this.bufferSize = bufferSize;
   }
 
@@ -104,20 +104,34 @@ public final class MiniHttp implements HttpConn {
   }
 
   private void writeRequest(String method, String path, byte[] body) throws IOException {
+    // One write (one segment) per request: with TCP_NODELAY two writes would be two packets.
+    out.write(build(port, extraHeaders, method, path, body));
+    out.flush();
+  }
+
+  /** A whole request, head and body in one array. */
+  static byte[] request(int port, String token, String method, String path, byte[] body) {
+    return build(port, headersFor(token), method, path, body);
+  }
+
+  private static String headersFor(String token) {
+    return token == null ? "" : "Authorization: Bearer " + token + "\r\n";
+  }
+
+  private static byte[] build(
+      int port, String extraHeaders, String method, String path, byte[] body) {
     int length = body == null ? 0 : body.length;
     String head =
         method + " " + path + " HTTP/1.1\r\nHost: 127.0.0.1:" + port + "\r\n" + extraHeaders
             + (body == null ? "" : "Content-Type: application/json\r\n")
             + "Content-Length: " + length + "\r\n\r\n";
     byte[] headBytes = head.getBytes(StandardCharsets.US_ASCII);
-    // One write (one segment) per request: with TCP_NODELAY two writes would be two packets.
     byte[] all = new byte[headBytes.length + length];
     System.arraycopy(headBytes, 0, all, 0, headBytes.length);
     if (length > 0) {
       System.arraycopy(body, 0, all, headBytes.length, length);
     }
-    out.write(all);
-    out.flush();
+    return all;
   }
 
   private Response readResponse() throws IOException {

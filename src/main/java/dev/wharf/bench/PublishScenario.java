@@ -1,6 +1,7 @@
 package dev.wharf.bench;
 
 import java.io.IOException;
+import java.io.UncheckedIOException;
 import java.util.List;
 
 /** {@code publish} and {@code publish-batch}: N clients publishing 1 KB messages flat out. */
@@ -33,6 +34,14 @@ final class PublishScenario {
     int perRequest = batch ? BATCH : 1;
     byte[] body = batch ? Payloads.publishBatch(BATCH, 0) : Payloads.publish(0);
     Phase phase = new Phase(warmup, seconds);
+    if (target.multiplexed()) {
+      try {
+        return MuxClients.post(
+            target.port(), target.token(), clients, phase, path, body, perRequest);
+      } catch (IOException e) {
+        throw new UncheckedIOException("cannot open a selector", e);
+      }
+    }
     List<Workers.Worker> workers =
         Workers.run(target, clients, phase, () -> publisher(phase, path, body, perRequest));
     return Tally.merge(Workers.tallies(workers));

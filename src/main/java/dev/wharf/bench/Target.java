@@ -12,13 +12,24 @@ final class Target {
   private final int port;
   private final String token;
   private final boolean jdkClient;
+  private final boolean multiplexed;
   private final boolean virtualThreads;
 
-  Target(int port, String token, boolean jdkClient, boolean virtualThreads) {
+  Target(int port, String token, boolean jdkClient, boolean multiplexed, boolean virtualThreads) {
     this.port = port;
     this.token = token;
     this.jdkClient = jdkClient;
+    this.multiplexed = multiplexed;
     this.virtualThreads = virtualThreads;
+  }
+
+  /** Whether flat-out publishers share one thread and a selector ({@link MuxClients}). */
+  boolean multiplexed() {
+    return multiplexed;
+  }
+
+  String token() {
+    return token;
   }
 
   /**
