@@ -45,7 +45,7 @@ wharf_find_jdk
 # state on the heap, so a throughput collector fits. The parallel one, started from a small heap,
 # sizes its young generation to the load instead of beginning at a third of the default heap
 # (~128 MB on a 24 GB machine, every page of which a fresh server touches): 10,000 parked
-# long-polls held in 171-188 MB against 211-236 MB with the serial collector's defaults, with
+# long-polls held in 171-179 MB against 211-236 MB with the serial collector's defaults, with
 # throughput the same within this machine's noise (docs/benchmarks.md). The ceiling on the young
 # generation keeps a loaded server near the serial collector's footprint (~330 MB) instead of
 # the 570-760 MB the parallel collector grew to without it.
