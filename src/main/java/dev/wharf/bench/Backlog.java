@@ -38,6 +38,11 @@ final class Backlog {
     return false;
   }
 
+  /** Takes room for {@code messages} if there is some now, without waiting. */
+  boolean tryTake(int messages) {
+    return bound == 0 || room.tryAcquire(messages);
+  }
+
   /** Gives back room taken for a publish that failed. */
   void unused(int messages) {
     if (bound > 0) {

@@ -9,62 +9,125 @@ import java.nio.channels.SelectionKey;
 import java.nio.channels.Selector;
 import java.nio.channels.SocketChannel;
 import java.nio.charset.StandardCharsets;
+import java.util.ArrayDeque;
 import java.util.ArrayList;
+import java.util.Arrays;
 import java.util.List;
 import java.util.Locale;
 
 /**
- * N keep-alive connections driven by one thread through a selector, each with one request in
- * flight and the next sent as soon as its answer is read: the load of N blocking clients without
- * N threads. On two cores shared with the server, a thread per client means a wake-up per answer;
- * the server answers a group commit's requests together, and one selector wake-up reads them all.
- * Answers must carry a Content-Length (Wharf's publish answers do); anything else counts as an
- * error and the connection is reopened.
+ * Keep-alive connections driven by one thread through a selector, each with at most one request
+ * in flight: the load of as many blocking clients without a thread each. On two cores shared with
+ * the server, a thread per client means a wake-up per answer; the server answers a group commit's
+ * requests together, and one selector wake-up reads them all. Each connection carries one
+ * {@link Conversation}. Answers must carry a Content-Length (Wharf's do); anything else counts as
+ * an error and the connection is reopened.
  */
 final class MuxClients {
-  private static final int READ_BUFFER = 64 * 1024;
+  private static final int FIRST_BUFFER = 16 * 1024;
+  private static final int MAX_ANSWER = 8 * 1024 * 1024;
   private static final long FIRST_BACKOFF_MS = 20;
   private static final long MAX_BACKOFF_MS = 320;
+  /** How long an idle connection waits before asking its conversation again. */
+  private static final long IDLE_RECHECK_MS = 1;
 
-  private final InetSocketAddress address;
-  private final Phase phase;
-  private final byte[] request;
-  private final int perRequest;
-  private final Tally tally = new Tally();
+  /** A POST to send. Return the same instance to send the same bytes again without rebuilding. */
+  record Request(String path, byte[] body) {}
 
-  private MuxClients(int port, Phase phase, byte[] request, int perRequest) {
-    this.address = new InetSocketAddress("127.0.0.1", port);
-    this.phase = phase;
-    this.request = request;
-    this.perRequest = perRequest;
+  /** What one connection sends, and what it makes of the answers. Called on the selector thread. */
+  interface Conversation {
+    /** The request to send now, or null when there is none yet (asked again shortly). */
+    Request next();
+
+    /** The answer to {@code sent}, which went out at {@code startedNs}. */
+    void answered(Request sent, long startedNs, long endedNs, int status, byte[] body)
+        throws IOException;
+
+    /** A failed connection; the conversation starts over on a new one. */
+    void failed(String kind);
   }
 
-  /** Posts {@code body} to {@code path} on {@code clients} connections until the phase ends. */
+  private final InetSocketAddress address;
+  private final int port;
+  private final String token;
+  private final Phase phase;
+  /** Connected, nothing in flight. */
+  private final ArrayDeque<Conn> idle = new ArrayDeque<>();
+
+  private MuxClients(int port, String token, Phase phase) {
+    this.address = new InetSocketAddress("127.0.0.1", port);
+    this.port = port;
+    this.token = token;
+    this.phase = phase;
+  }
+
+  /**
+   * Posts {@code body} to {@code path} on {@code clients} connections, each sending its next
+   * request as soon as its answer is read, until the phase ends.
+   */
   static Tally post(
       int port, String token, int clients, Phase phase, String path, byte[] body, int perRequest)
       throws IOException {
-    byte[] request = MiniHttp.request(port, token, "POST", path, body);
-    return new MuxClients(port, phase, request, perRequest).run(clients);
+    Request request = new Request(path, body);
+    Tally tally = new Tally();
+    List<Conversation> all = new ArrayList<>(clients);
+    for (int i = 0; i < clients; i++) {
+      all.add(new Conversation() {
+        @Override
+        public Request next() {
+          return request;
+        }
+
+        @Override
+        public void answered(Request sent, long startedNs, long endedNs, int status, byte[] b) {
+          if (status < 200 || status > 299) {
+            tally.error("http " + status);
+          } else if (phase.measuring(startedNs)) {
+            tally.ok(startedNs, endedNs, perRequest);
+          }
+        }
+
+        @Override
+        public void failed(String kind) {
+          tally.error(kind);
+        }
+      });
+    }
+    run(port, token, phase, all);
+    return tally;
+  }
+
+  /** Runs every conversation on a connection of its own until the phase ends. */
+  static void run(int port, String token, Phase phase, List<Conversation> conversations)
+      throws IOException {
+    new MuxClients(port, token, phase).drive(conversations);
   }
 
   /** One connection's state. */
   private static final class Conn {
+    final Conversation conversation;
     SocketChannel channel;
     SelectionKey key;
     ByteBuffer out;
-    final ByteBuffer in = ByteBuffer.allocate(READ_BUFFER);
+    ByteBuffer in = ByteBuffer.allocate(FIRST_BUFFER);
+    Request sent;
+    byte[] sentBytes;
     long startedNs;
     long reopenAtNs;
     long backoffMs = FIRST_BACKOFF_MS;
+
+    Conn(Conversation conversation) {
+      this.conversation = conversation;
+    }
   }
 
-  private Tally run(int clients) throws IOException {
-    List<Conn> conns = new ArrayList<>(clients);
+  private void drive(List<Conversation> conversations) throws IOException {
+    List<Conn> conns = new ArrayList<>(conversations.size());
     try (Selector selector = Selector.open()) {
-      for (int i = 0; i < clients; i++) {
-        Conn c = new Conn();
-        conns.add(c);
-        open(selector, c);
+      for (Conversation c : conversations) {
+        Conn conn = new Conn(c);
+        conns.add(conn);
+        open(selector, conn);
       }
       while (phase.running()) {
         long now = System.nanoTime();
@@ -73,7 +136,8 @@ final class MuxClients {
             open(selector, c);
           }
         }
-        selector.select(50);
+        sendFromIdle();
+        selector.select(idle.isEmpty() ? 50 : IDLE_RECHECK_MS);
         for (SelectionKey key : selector.selectedKeys()) {
           Conn c = (Conn) key.attachment();
           try {
@@ -81,7 +145,8 @@ final class MuxClients {
               continue;
             } else if (key.isConnectable()) {
               c.channel.finishConnect();
-              send(c);
+              c.key.interestOps(0);
+              sendOrIdle(c);
             } else if (key.isWritable()) {
               write(c);
             } else if (key.isReadable()) {
@@ -98,7 +163,31 @@ final class MuxClients {
         closeQuietly(c);
       }
     }
-    return tally;
+  }
+
+  private void sendFromIdle() {
+    for (int n = idle.size(); n > 0; n--) {
+      sendOrIdle(idle.poll());
+    }
+  }
+
+  private void sendOrIdle(Conn c) {
+    Request r = phase.running() ? c.conversation.next() : null;
+    if (r == null) {
+      idle.add(c);
+      return;
+    }
+    try {
+      if (r != c.sent || c.sentBytes == null) {
+        c.sentBytes = MiniHttp.request(port, token, "POST", r.path(), r.body());
+      }
+      c.sent = r;
+      c.out = ByteBuffer.wrap(c.sentBytes);
+      c.startedNs = System.nanoTime();
+      write(c);
+    } catch (IOException | RuntimeException e) {
+      fail(c, e);
+    }
   }
 
   private void open(Selector selector, Conn c) {
@@ -110,7 +199,7 @@ final class MuxClients {
       c.in.clear();
       if (ch.connect(address)) {
         c.key = ch.register(selector, 0, c);
-        send(c);
+        sendOrIdle(c);
       } else {
         c.key = ch.register(selector, SelectionKey.OP_CONNECT, c);
       }
@@ -119,45 +208,36 @@ final class MuxClients {
     }
   }
 
-  private void send(Conn c) throws IOException {
-    c.out = ByteBuffer.wrap(request);
-    c.startedNs = System.nanoTime();
-    write(c);
-  }
-
   private void write(Conn c) throws IOException {
     c.channel.write(c.out);
     c.key.interestOps(c.out.hasRemaining() ? SelectionKey.OP_WRITE : SelectionKey.OP_READ);
   }
 
   private void read(Conn c) throws IOException {
+    if (!c.in.hasRemaining()) {
+      if (c.in.capacity() >= MAX_ANSWER) {
+        throw new IOException("answer larger than " + MAX_ANSWER + " bytes");
+      }
+      c.in = ByteBuffer.allocate(c.in.capacity() * 2).put(c.in.flip());
+    }
     if (c.channel.read(c.in) < 0) {
       throw new EOFException("connection closed by the server");
     }
-    int status = complete(c.in);
-    if (status == 0) {
-      if (!c.in.hasRemaining()) {
-        throw new IOException("answer larger than " + READ_BUFFER + " bytes");
-      }
+    Answer a = complete(c.in);
+    if (a == null) {
       return;
     }
     long ended = System.nanoTime();
     c.backoffMs = FIRST_BACKOFF_MS;
-    if (status < 200 || status > 299) {
-      tally.error("http " + status);
-    } else if (phase.measuring(c.startedNs)) {
-      tally.ok(c.startedNs, ended, perRequest);
-    }
-    if (phase.running()) {
-      send(c);
-    }
+    c.key.interestOps(0);
+    c.conversation.answered(c.sent, c.startedNs, ended, a.status(), a.body());
+    sendOrIdle(c);
   }
 
-  /**
-   * The status of the answer in {@code in} once all of it has arrived (and clears the buffer), or
-   * 0 while more is to come.
-   */
-  private static int complete(ByteBuffer in) throws IOException {
+  private record Answer(int status, byte[] body) {}
+
+  /** The answer in {@code in} once all of it has arrived (and clears the buffer), else null. */
+  private static Answer complete(ByteBuffer in) throws IOException {
     byte[] a = in.array();
     int n = in.position();
     int headEnd = -1;
@@ -168,7 +248,7 @@ final class MuxClients {
       }
     }
     if (headEnd < 0) {
-      return 0;
+      return null;
     }
     String head = new String(a, 0, headEnd, StandardCharsets.US_ASCII);
     if (!head.startsWith("HTTP/1.") || head.length() < 12) {
@@ -187,17 +267,19 @@ final class MuxClients {
       throw new IOException("an answer without Content-Length");
     }
     if (n < headEnd + length) {
-      return 0;
+      return null;
     }
     if (n > headEnd + length) {
       throw new IOException("bytes after the answer to the only request in flight");
     }
+    byte[] body = Arrays.copyOfRange(a, headEnd, n);
     in.clear();
-    return status;
+    return new Answer(status, body);
   }
 
   private void fail(Conn c, Exception e) {
-    tally.error("io " + e.getClass().getSimpleName());
+    c.conversation.failed("io " + e.getClass().getSimpleName());
+    idle.remove(c);
     closeQuietly(c);
     // A refused connection fails fast: back off as the blocking clients do (Workers).
     c.reopenAtNs = System.nanoTime() + c.backoffMs * 1_000_000L;

@@ -8,6 +8,8 @@ import dev.wharf.app.WharfApp;
 import dev.wharf.config.ConfigLoader;
 import java.nio.charset.StandardCharsets;
 import java.nio.file.Path;
+import java.util.ArrayList;
+import java.util.List;
 import java.util.Map;
 import org.junit.jupiter.api.AfterAll;
 import org.junit.jupiter.api.BeforeAll;
@@ -15,9 +17,10 @@ import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
 
 /**
- * The multiplexed publishers against a real server: every answer they count is a message the
- * server holds, and the only messages beyond those are requests still in flight when the run
- * ended (at most one per connection). No assertion on speed.
+ * The multiplexed clients against a real server. Publishers: every answer they count is a message
+ * the server holds, and the only messages beyond those are requests still in flight when the run
+ * ended (at most one per connection). Consumers: every ack they count is one the server counted,
+ * and no message is lost between ready, leased and acked. No assertion on speed.
  */
 class MuxClientsTest {
   private static final ObjectMapper JSON = new ObjectMapper();
@@ -48,6 +51,43 @@ class MuxClientsTest {
     // ~100 KB a request: more than a socket takes in one write, so the selector finishes it.
     runAndCount("mux-batch", Payloads.publishBatch(PublishScenario.BATCH, 0),
         PublishScenario.BATCH);
+  }
+
+  @Test
+  void consumersAckWhatTheyReceiveAndNothingElse() throws Exception {
+    String queue = "mux-consume";
+    int published = 500;
+    int consumers = 4;
+    try (MiniHttp admin = new MiniHttp(app.port(), null)) {
+      assertThat(admin.send("PUT", "/v1/queues/" + queue, "{}".getBytes(StandardCharsets.UTF_8))
+          .ok()).isTrue();
+      for (int i = 0; i < published / PublishScenario.BATCH; i++) {
+        assertThat(admin.send("POST", "/v1/queues/" + queue + "/messages",
+            Payloads.publishBatch(PublishScenario.BATCH, 0)).ok()).isTrue();
+      }
+      Phase phase = new Phase(0, 0.5);
+      Tally received = new Tally();
+      Tally acked = new Tally();
+      MuxClients.Request receive = new MuxClients.Request(
+          "/v1/queues/" + queue + "/receive", Payloads.receive(1, "1s"));
+      List<MuxClients.Conversation> all = new ArrayList<>();
+      for (int i = 0; i < consumers; i++) {
+        all.add(new ConsumeScenario.MuxConsumer(phase, receive, "/v1/queues/" + queue + "/ack",
+            new Backlog(0), received, acked));
+      }
+      MuxClients.run(app.port(), null, phase, all);
+
+      assertThat(received.errors).as("errors %s", received.errorKinds).isZero();
+      assertThat(acked.errors).as("errors %s", acked.errorKinds).isZero();
+      assertThat(acked.messages).isPositive().isLessThanOrEqualTo(received.messages);
+      JsonNode stats = JSON.readTree(admin.send("GET", "/v1/queues/" + queue, null).body())
+          .path("stats");
+      long serverAcked = stats.path("acked").asLong();
+      // An ack in flight when the run ended may still land: at most one per connection.
+      assertThat(serverAcked).isBetween(acked.messages, acked.messages + consumers);
+      assertThat(stats.path("ready").asLong() + stats.path("leased").asLong() + serverAcked)
+          .isEqualTo(published);
+    }
   }
 
   private void runAndCount(String queue, byte[] body, int perRequest) throws Exception {
