@@ -2,7 +2,6 @@ package dev.wharf.bench;
 
 import com.fasterxml.jackson.databind.JsonNode;
 import java.io.IOException;
-import java.io.UncheckedIOException;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.concurrent.atomic.AtomicReference;
@@ -30,26 +29,23 @@ final class ConsumeScenario {
     Backlog backlog = new Backlog(bound);
     try {
       Phase phase = new Phase(o.warmup(), o.seconds());
-      Tally[] tallies =
+      Tallies t =
           target.multiplexed()
               ? onTwoThreads(target, phase, publishers, consumers, batch, backlog,
                   new MuxClients.Request(messages, publishBody),
                   new MuxClients.Request(receive, receiveBody), ack)
               : onThreadEach(target, phase, publishers, consumers, batch, backlog, messages,
                   publishBody, receive, receiveBody, ack);
-      Tally published = tallies[0];
-      Tally received = tallies[1];
-      Tally acked = tallies[2];
       Result r = new Result("consume-batch-" + batch)
           .put("batch", batch).put("publishers", publishers).put("consumers", consumers)
           .put("seconds", o.seconds()).put("backlog_bound", bound);
       r.line(String.format("%d publishers, %d consumers, batch %d, backlog bound %s, %.0f s"
           + " measured after %.0f s warm-up", publishers, consumers, batch,
           bound == 0 ? "none" : bound + " messages", o.seconds(), o.warmup()));
-      r.rates("publish", published, o.seconds());
-      r.rates("receive", received, o.seconds());
-      r.rates("ack", acked, o.seconds());
-      r.put("consumed_msg_per_s", Result.round(acked.messages / o.seconds()));
+      r.rates("publish", t.published(), o.seconds());
+      r.rates("receive", t.received(), o.seconds());
+      r.rates("ack", t.acked(), o.seconds());
+      r.put("consumed_msg_per_s", Result.round(t.acked().messages / o.seconds()));
       JsonNode stats = target.stats(queue);
       if (stats != null) {
         long left = stats.path("ready").asLong() + stats.path("leased").asLong();
@@ -62,8 +58,10 @@ final class ConsumeScenario {
     }
   }
 
+  private record Tallies(Tally published, Tally received, Tally acked) {}
+
   /** Publishers, receives, acks: a blocking client thread each. */
-  private static Tally[] onThreadEach(Target target, Phase phase, int publishers, int consumers,
+  private static Tallies onThreadEach(Target target, Phase phase, int publishers, int consumers,
       int batch, Backlog backlog, String messages, byte[] publishBody, String receive,
       byte[] receiveBody, String ack) {
     AtomicReference<Tally> published = new AtomicReference<>();
@@ -76,18 +74,17 @@ final class ConsumeScenario {
         Workers.run(target, consumers, phase,
             () -> new Consumer(phase, receive, ack, receiveBody, backlog));
     Workers.joinAll(List.of(pubThread));
-    return new Tally[] {
-      published.get(),
-      Tally.merge(Workers.tallies(cons)),
-      Tally.merge(cons.stream().map(c -> c.acks).toList())
-    };
+    return new Tallies(
+        published.get(),
+        Tally.merge(Workers.tallies(cons)),
+        Tally.merge(cons.stream().map(c -> c.acks).toList()));
   }
 
   /**
    * Publishers, receives, acks: the publishers' connections on one thread, the consumers' on
    * another.
    */
-  private static Tally[] onTwoThreads(Target target, Phase phase, int publishers, int consumers,
+  private static Tallies onTwoThreads(Target target, Phase phase, int publishers, int consumers,
       int batch, Backlog backlog, MuxClients.Request publish, MuxClients.Request receive,
       String ack) {
     Tally published = new Tally();
@@ -101,68 +98,11 @@ final class ConsumeScenario {
     for (int i = 0; i < consumers; i++) {
       cons.add(new MuxConsumer(phase, receive, ack, backlog, received, acked));
     }
-    Thread pubThread = target.start("bench-publishers", () -> runQuietly(target, phase, pubs));
-    runQuietly(target, phase, cons);
+    Thread pubThread = target.start("bench-publishers",
+        () -> MuxClients.run(target.port(), target.token(), phase, pubs));
+    MuxClients.run(target.port(), target.token(), phase, cons);
     Workers.joinAll(List.of(pubThread));
-    return new Tally[] {published, received, acked};
-  }
-
-  private static void runQuietly(Target target, Phase phase, List<MuxClients.Conversation> all) {
-    try {
-      MuxClients.run(target.port(), target.token(), phase, all);
-    } catch (IOException e) {
-      throw new UncheckedIOException("cannot open a selector", e);
-    }
-  }
-
-  /** A publisher that sends only when the backlog has room (it never blocks the thread). */
-  private static final class MuxPublisher implements MuxClients.Conversation {
-    private final Phase phase;
-    private final MuxClients.Request publish;
-    private final int perRequest;
-    private final Backlog backlog;
-    private final Tally tally;
-    private boolean holdingRoom;
-
-    MuxPublisher(Phase phase, MuxClients.Request publish, int perRequest, Backlog backlog,
-        Tally tally) {
-      this.phase = phase;
-      this.publish = publish;
-      this.perRequest = perRequest;
-      this.backlog = backlog;
-      this.tally = tally;
-    }
-
-    @Override
-    public MuxClients.Request next() {
-      if (!backlog.tryTake(perRequest)) {
-        return null;
-      }
-      holdingRoom = true;
-      return publish;
-    }
-
-    @Override
-    public void answered(MuxClients.Request sent, long startedNs, long endedNs, int status,
-        byte[] body) {
-      holdingRoom = false;
-      if (status < 200 || status > 299) {
-        backlog.unused(perRequest);
-        tally.error("http " + status);
-      } else if (phase.measuring(startedNs)) {
-        tally.ok(startedNs, endedNs, perRequest);
-      }
-    }
-
-    @Override
-    public void failed(String kind) {
-      tally.error(kind);
-      if (holdingRoom) {
-        // it may or may not have landed; room is what the bound is about, not exact counts
-        backlog.unused(perRequest);
-        holdingRoom = false;
-      }
-    }
+    return new Tallies(published, received, acked);
   }
 
   /** Receives, then acks what it got, then receives again. */

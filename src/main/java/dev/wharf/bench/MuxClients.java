@@ -2,6 +2,7 @@ package dev.wharf.bench;
 
 import java.io.EOFException;
 import java.io.IOException;
+import java.io.UncheckedIOException;
 import java.net.InetSocketAddress;
 import java.net.StandardSocketOptions;
 import java.nio.ByteBuffer;
@@ -66,41 +67,24 @@ final class MuxClients {
    * request as soon as its answer is read, until the phase ends.
    */
   static Tally post(
-      int port, String token, int clients, Phase phase, String path, byte[] body, int perRequest)
-      throws IOException {
+      int port, String token, int clients, Phase phase, String path, byte[] body, int perRequest) {
     Request request = new Request(path, body);
     Tally tally = new Tally();
     List<Conversation> all = new ArrayList<>(clients);
     for (int i = 0; i < clients; i++) {
-      all.add(new Conversation() {
-        @Override
-        public Request next() {
-          return request;
-        }
-
-        @Override
-        public void answered(Request sent, long startedNs, long endedNs, int status, byte[] b) {
-          if (status < 200 || status > 299) {
-            tally.error("http " + status);
-          } else if (phase.measuring(startedNs)) {
-            tally.ok(startedNs, endedNs, perRequest);
-          }
-        }
-
-        @Override
-        public void failed(String kind) {
-          tally.error(kind);
-        }
-      });
+      all.add(new MuxPublisher(phase, request, perRequest, new Backlog(0), tally));
     }
     run(port, token, phase, all);
     return tally;
   }
 
   /** Runs every conversation on a connection of its own until the phase ends. */
-  static void run(int port, String token, Phase phase, List<Conversation> conversations)
-      throws IOException {
-    new MuxClients(port, token, phase).drive(conversations);
+  static void run(int port, String token, Phase phase, List<Conversation> conversations) {
+    try {
+      new MuxClients(port, token, phase).drive(conversations);
+    } catch (IOException e) {
+      throw new UncheckedIOException("cannot open a selector", e);
+    }
   }
 
   /** One connection's state. */

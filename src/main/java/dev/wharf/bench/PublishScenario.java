@@ -1,7 +1,6 @@
 package dev.wharf.bench;
 
 import java.io.IOException;
-import java.io.UncheckedIOException;
 import java.util.List;
 
 /** {@code publish} and {@code publish-batch}: N clients publishing 1 KB messages flat out. */
@@ -35,12 +34,8 @@ final class PublishScenario {
     byte[] body = batch ? Payloads.publishBatch(BATCH, 0) : Payloads.publish(0);
     Phase phase = new Phase(warmup, seconds);
     if (target.multiplexed()) {
-      try {
-        return MuxClients.post(
-            target.port(), target.token(), clients, phase, path, body, perRequest);
-      } catch (IOException e) {
-        throw new UncheckedIOException("cannot open a selector", e);
-      }
+      return MuxClients.post(
+          target.port(), target.token(), clients, phase, path, body, perRequest);
     }
     List<Workers.Worker> workers =
         Workers.run(target, clients, phase, () -> publisher(phase, path, body, perRequest));
