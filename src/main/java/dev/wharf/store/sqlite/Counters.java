@@ -1,19 +1,51 @@
 package dev.wharf.store.sqlite;
 
+import dev.wharf.store.StoreException;
 import java.util.HashMap;
 import java.util.Map;
+import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.CompletionException;
 import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.atomic.LongAdder;
 
 /**
  * Message counts kept in memory so depth never needs {@code COUNT(*)}: per queue and state, and per
- * (DLQ, original queue) for dead messages. Rebuilt from the table at start; changed only by the
- * writer, through a {@link Delta} applied after its commit (a rolled-back batch leaves no trace).
+ * (DLQ, original queue) for dead messages. Changed by the writer, through a {@link Delta} applied
+ * after its commit (a rolled-back batch leaves no trace), and once by {@link StartupCount}.
+ *
+ * <p>They start at zero and the writer's deltas are added from its first commit, while the
+ * messages already on disk are still being counted; that count, taken at a snapshot from before
+ * the first commit, is added when it is done. Until then the sums are partial (and may be
+ * negative), so nothing reads them before {@link #counted()}.
  */
 final class Counters {
   static final int STATES = 3;
   private final ConcurrentHashMap<String, LongAdder[]> byQueue = new ConcurrentHashMap<>();
   private final ConcurrentHashMap<String, LongAdder> deadByOrigin = new ConcurrentHashMap<>();
+  private final CompletableFuture<Void> counted = new CompletableFuture<>();
+
+  /** Whether the messages on disk at start have been counted in, so the sums are whole. */
+  boolean counted() {
+    return counted.isDone() && !counted.isCompletedExceptionally();
+  }
+
+  /** Waits until the sums are whole; fails if the count at start did. */
+  void awaitCounted() {
+    try {
+      counted.join();
+    } catch (CompletionException e) {
+      throw new StoreException(
+          "message counts are unavailable: " + e.getCause().getMessage(), e.getCause());
+    }
+  }
+
+  void countedIn() {
+    counted.complete(null);
+  }
+
+  void countFailed(Throwable cause) {
+    counted.completeExceptionally(cause);
+  }
 
   long get(String queue, int state) {
     LongAdder[] a = byQueue.get(queue);
@@ -23,11 +55,6 @@ final class Counters {
   long dead(String dlq, String origin) {
     LongAdder a = deadByOrigin.get(key(dlq, origin));
     return a == null ? 0 : Math.max(0, a.sum());
-  }
-
-  void clear() {
-    byQueue.clear();
-    deadByOrigin.clear();
   }
 
   void forget(String queue) {

@@ -34,6 +34,7 @@ import java.util.ArrayList;
 import java.util.List;
 import java.util.Optional;
 import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.CountDownLatch;
 import java.util.function.Consumer;
 
 /**
@@ -50,6 +51,9 @@ public final class SqliteStore implements Store {
   private Checkpointer checkpointer;
   private Connection writeConn;
   private ReadPool reads;
+  private StartupCount startupCount;
+  /** Tests only: the count at start waits for it. */
+  private CountDownLatch countGate;
 
   /** Page size of a new database file; an existing file keeps the one it was made with. */
   public static final int DEFAULT_PAGE_SIZE = 4096;
@@ -118,7 +122,8 @@ public final class SqliteStore implements Store {
         }
       }
       SqliteSchema.migrate(writeConn);
-      rebuildCounters(writeConn);
+      // Pinned before the writer exists, so the count sees exactly what its deltas do not.
+      startupCount = new StartupCount(url);
       Path walFile = Path.of(file.toAbsolutePath() + "-wal");
       wal = FileChannel.open(walFile, StandardOpenOption.WRITE);
       checkpointer =
@@ -137,6 +142,7 @@ public final class SqliteStore implements Store {
               checkpointer::restartIfLarge,
               nextSeq(writeConn));
       reads = new ReadPool(url, 4);
+      startupCount.startCounting(counters, countGate);
     } catch (SQLException | IOException e) {
       close();
       throw new StoreException("cannot open " + file + ": " + e.getMessage(), e);
@@ -151,38 +157,11 @@ public final class SqliteStore implements Store {
     }
   }
 
-  /**
-   * Counts every queue's messages by state from the partial indexes (covering where it matters),
-   * so a restart over a million messages does not read their payloads.
-   */
-  private void rebuildCounters(Connection c) throws SQLException {
-    counters.clear();
-    try (Statement s = c.createStatement()) {
-      String[] byState = {
-        "SELECT queue, 0, count(*) FROM messages INDEXED BY m_ready WHERE state = 0 GROUP BY 1",
-        "SELECT queue, 1, count(*) FROM messages INDEXED BY m_leased WHERE state = 1 GROUP BY 1",
-        "SELECT queue, 2, count(*) FROM messages INDEXED BY m_expired WHERE state = 2 GROUP BY 1"
-      };
-      for (String sql : byState) {
-        try (ResultSet rs = s.executeQuery(sql)) {
-          while (rs.next()) {
-            counters.addState(rs.getString(1), rs.getInt(2), rs.getLong(3));
-          }
-        }
-      }
-      try (ResultSet rs =
-          s.executeQuery(
-              "SELECT queue, original_queue, count(*) FROM messages INDEXED BY m_dead"
-                  + " WHERE original_queue IS NOT NULL GROUP BY 1, 2")) {
-        while (rs.next()) {
-          counters.addDead(rs.getString(1), rs.getString(2), rs.getLong(3));
-        }
-      }
-    }
-  }
-
   @Override
   public void close() {
+    if (startupCount != null) {
+      startupCount.close();
+    }
     if (writer != null) {
       writer.close();
     }
@@ -219,6 +198,11 @@ public final class SqliteStore implements Store {
    */
   void checkpointOnlyWhenAsked() {
     checkpointInBackground = false;
+  }
+
+  /** Before {@link #start}: the count of the messages on disk waits for {@code gate}. */
+  void holdStartupCount(CountDownLatch gate) {
+    countGate = gate;
   }
 
   /** Runs one passive checkpoint now instead of waiting for the checkpointer's next pass. */
@@ -292,6 +276,8 @@ public final class SqliteStore implements Store {
 
   @Override
   public boolean queuesDelete(String name) {
+    // Forgetting the queue's counts must come after the count at start has added them.
+    counters.awaitCounted();
     // Ready messages (nearly all of a large queue) go in bounded chunks through their index, so
     // deleting a queue of a million never holds the one writer, and every other queue's
     // publishes, for seconds; the other states are found through their own small indexes.
@@ -453,6 +439,7 @@ public final class SqliteStore implements Store {
 
   @Override
   public QueueCounts queueCounts(String queue, Instant now) {
+    counters.awaitCounted();
     long readyTotal = counters.get(queue, MessageState.READY.code());
     long leased = counters.get(queue, MessageState.LEASED.code());
     long expired = counters.get(queue, MessageState.EXPIRED.code());
@@ -494,11 +481,13 @@ public final class SqliteStore implements Store {
   @Override
   public boolean knownEmpty(String queue) {
     // The counters change after each commit, a batch at a time, before its callers are answered.
-    return counters.get(queue, MessageState.READY.code()) == 0;
+    // Until the messages on disk are counted in, a zero means nothing.
+    return counters.counted() && counters.get(queue, MessageState.READY.code()) == 0;
   }
 
   @Override
   public long deadCount(String deadLetterQueue, String originalQueue) {
+    counters.awaitCounted();
     return counters.dead(deadLetterQueue, originalQueue);
   }
 
