@@ -4,6 +4,7 @@ import dev.wharf.app.ServerWarmup;
 import java.io.InputStream;
 import java.io.PrintWriter;
 import java.util.Map;
+import java.util.Optional;
 import picocli.CommandLine;
 import picocli.CommandLine.Command;
 
@@ -40,7 +41,7 @@ public final class Main implements Runnable {
 
   public static void main(String[] args) {
     if (args.length > 0 && args[0].equals("serve")) {
-      // The command line takes a third of a second to parse; the server's loading starts now.
+      // Loading what the server needs starts now, while the command line is read.
       ServerWarmup.begin();
     }
     System.exit(run(args, System.getenv(), System.in, null, null));
@@ -49,6 +50,13 @@ public final class Main implements Runnable {
   /** Runs one command line; null writers mean the process's stdout and stderr. */
   static int run(
       String[] args, Map<String, String> env, InputStream in, PrintWriter out, PrintWriter err) {
+    Optional<PlainServe> plain = PlainServe.of(args);
+    if (plain.isPresent()) {
+      return plain.get().run(
+          env,
+          out != null ? out : new PrintWriter(System.out, true),
+          err != null ? err : new PrintWriter(System.err, true));
+    }
     CommandLine cmd = new CommandLine(new Main(env, in));
     if (out != null) {
       cmd.setOut(out);

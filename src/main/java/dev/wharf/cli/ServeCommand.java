@@ -3,7 +3,9 @@ package dev.wharf.cli;
 import dev.wharf.app.StartupException;
 import dev.wharf.app.WharfApp;
 import dev.wharf.config.WharfConfig;
+import java.io.PrintWriter;
 import java.nio.file.Path;
+import java.util.Map;
 import java.util.concurrent.CountDownLatch;
 import java.util.logging.Level;
 import java.util.logging.Logger;
@@ -30,9 +32,14 @@ final class ServeCommand implements Runnable {
 
   @Override
   public void run() {
-    WharfConfig cfg = CliConfig.load(config, main.env);
+    serve(config, main.env, spec.commandLine().getOut());
+  }
+
+  /** Runs the server until SIGTERM/SIGINT; {@link PlainServe} calls it without picocli. */
+  static void serve(Path config, Map<String, String> env, PrintWriter out) {
+    WharfConfig cfg = CliConfig.load(config, env);
     // The one start line below says what matters; the server's own start-up chatter is noise.
-    if (!main.env.containsKey("WHARF_VERBOSE")) {
+    if (!env.containsKey("WHARF_VERBOSE")) {
       NETTY.setLevel(Level.WARNING);
     }
     WharfApp app;
@@ -50,12 +57,12 @@ final class ServeCommand implements Runnable {
                 .unstarted(
                     () -> {
                       app.close();
-                      spec.commandLine().getOut().println("wharf stopped");
-                      spec.commandLine().getOut().flush();
+                      out.println("wharf stopped");
+                      out.flush();
                       stopped.countDown();
                     }));
-    spec.commandLine().getOut().println(app.startLine());
-    spec.commandLine().getOut().flush();
+    out.println(app.startLine());
+    out.flush();
     try {
       stopped.await();
     } catch (InterruptedException e) {
