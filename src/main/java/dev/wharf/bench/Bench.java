@@ -76,9 +76,9 @@ public final class Bench implements Callable<Integer> {
   long serverPid;
 
   @Option(names = "--client", defaultValue = "mux",
-      description = "HTTP client: socket (minimal keep-alive client, a thread each), mux (publish,"
-          + " publish-batch and consume: connections driven by one thread with a selector; the"
-          + " latency scenario uses socket) or jdk (java.net.http)")
+      description = "HTTP client: socket (minimal keep-alive client, a thread each), mux"
+          + " (connections driven by one thread with a selector; the latency scenario's poller"
+          + " and acker keep a thread each) or jdk (java.net.http)")
   String client;
 
   @Option(names = "--threads", defaultValue = "platform",

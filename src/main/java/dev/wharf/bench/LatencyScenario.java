@@ -18,7 +18,6 @@ import org.HdrHistogram.Histogram;
  */
 final class LatencyScenario {
   private static final long TAIL_NS = 5_000_000_000L;
-  private static final long MAX_BEHIND_NS = 100_000_000L;
   private LatencyScenario() {}
 
   /** @param peakHint single-publish peak msg/s measured earlier in this run, or 0 */
@@ -46,50 +45,21 @@ final class LatencyScenario {
               toAck));
       Thread acker = target.start("bench-acker",
           () -> ack(target, queue, poller, toAck));
-      long startNs = System.nanoTime();
-      AtomicLong slots = new AtomicLong();
-      double interval = 1e9 / rate;
-      List<Workers.Worker> pubs =
-          Workers.run(target, o.clients(), phase, () -> new Workers.Worker() {
-            @Override
-            void once(HttpConn conn) throws IOException {
-              long due = startNs + (long) (slots.getAndIncrement() * interval);
-              long behind = System.nanoTime() - due;
-              if (behind > MAX_BEHIND_NS) {
-                // Fallen behind (the server's warm-up): skip the missed slots rather than burst
-                // through them, so the measured window runs at the rate asked for.
-                slots.addAndGet((long) (behind / interval));
-                return;
-              }
-              for (long now = System.nanoTime(); now < due; now = System.nanoTime()) {
-                LockSupport.parkNanos(due - now);
-              }
-              if (!phase.running()) {
-                return;
-              }
-              long started = System.nanoTime();
-              HttpConn.Response r = conn.send("POST", publishPath, Payloads.publish(started));
-              long ended = System.nanoTime();
-              if (!r.ok()) {
-                tally.error("http " + r.status());
-              } else if (phase.measuring(started)) {
-                tally.ok(started, ended, 1);
-                measuredPublished.incrementAndGet();
-              }
-            }
-          });
+      PacedPublisher.Pace pace = new PacedPublisher.Pace(System.nanoTime(), rate);
+      Tally published = target.multiplexed()
+          ? publishMultiplexed(target, o.clients(), phase, pace, publishPath, measuredPublished)
+          : publishFromThreads(target, o.clients(), phase, pace, publishPath, measuredPublished);
       publishersDone.set(true);
       wakePoller(target, publishPath, poller);
       Workers.joinAll(List.of(poller, acker));
-      Tally published = Tally.merge(Workers.tallies(pubs));
       Result r = new Result("latency").put("target_rate", Result.round(rate))
           .put("publishers", o.clients()).put("seconds", o.seconds());
       if (peak > 0) {
         r.put("measured_peak", Result.round(peak));
       }
-      r.line(String.format("target %.0f msg/s%s, %d publisher clients, one long-poller (max 100)",
+      r.line(String.format("target %.0f msg/s%s, %d publisher clients%s, one long-poller (max 100)",
           rate, peak > 0 ? String.format(" (half the measured peak %.0f)", peak) : "",
-          o.clients()));
+          o.clients(), target.multiplexed() ? " on one thread" : ", a thread each"));
       r.rates("publish", published, o.seconds());
       r.put("received", endToEndUs.getTotalCount());
       if (endToEndUs.getTotalCount() < measuredPublished.get()) {
@@ -107,6 +77,49 @@ final class LatencyScenario {
     } finally {
       target.deleteQueue(queue);
     }
+  }
+
+  /** Every publisher a connection of one selector thread (the default, {@code --client mux}). */
+  private static Tally publishMultiplexed(Target target, int clients, Phase phase,
+      PacedPublisher.Pace pace, String path, AtomicLong measuredPublished) {
+    Tally tally = new Tally();
+    List<MuxClients.Conversation> pubs = new ArrayList<>(clients);
+    for (int i = 0; i < clients; i++) {
+      pubs.add(new PacedPublisher(phase, pace, path, tally, measuredPublished));
+    }
+    MuxClients.run(target.port(), target.token(), phase, pubs);
+    return tally;
+  }
+
+  /** Every publisher a thread of its own, sleeping until its slot ({@code --client socket}). */
+  private static Tally publishFromThreads(Target target, int clients, Phase phase,
+      PacedPublisher.Pace pace, String path, AtomicLong measuredPublished) {
+    List<Workers.Worker> pubs =
+        Workers.run(target, clients, phase, () -> new Workers.Worker() {
+          @Override
+          void once(HttpConn conn) throws IOException {
+            long due = pace.take(System.nanoTime());
+            if (due < 0) {
+              return;
+            }
+            for (long now = System.nanoTime(); now < due; now = System.nanoTime()) {
+              LockSupport.parkNanos(due - now);
+            }
+            if (!phase.running()) {
+              return;
+            }
+            long started = System.nanoTime();
+            HttpConn.Response r = conn.send("POST", path, Payloads.publish(started));
+            long ended = System.nanoTime();
+            if (!r.ok()) {
+              tally.error("http " + r.status());
+            } else if (phase.measuring(started)) {
+              tally.ok(started, ended, 1);
+              measuredPublished.incrementAndGet();
+            }
+          }
+        });
+    return Tally.merge(Workers.tallies(pubs));
   }
 
   private static double probePeak(Target target, Options o) throws IOException {

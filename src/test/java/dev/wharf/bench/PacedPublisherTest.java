@@ -1,0 +1,81 @@
+package dev.wharf.bench;
+
+import static org.assertj.core.api.Assertions.assertThat;
+
+import com.fasterxml.jackson.databind.ObjectMapper;
+import dev.wharf.app.WharfApp;
+import dev.wharf.config.ConfigLoader;
+import java.nio.charset.StandardCharsets;
+import java.nio.file.Path;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.Map;
+import java.util.concurrent.atomic.AtomicLong;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.io.TempDir;
+
+/** The latency scenario's schedule, and its multiplexed publishers against a real server. */
+class PacedPublisherTest {
+  private static final long MS = 1_000_000L;
+
+  @Test
+  void slotsAreTakenInOrderAtTheRate() {
+    PacedPublisher.Pace pace = new PacedPublisher.Pace(1_000 * MS, 1000); // one a millisecond
+    assertThat(pace.takeIfDue(999 * MS)).isFalse();
+    assertThat(pace.takeIfDue(1_000 * MS)).isTrue();
+    assertThat(pace.takeIfDue(1_000 * MS)).isFalse();
+    // Two slots due by 1.002 s, whoever asks.
+    assertThat(pace.takeIfDue(1_002 * MS)).isTrue();
+    assertThat(pace.takeIfDue(1_002 * MS)).isTrue();
+    assertThat(pace.takeIfDue(1_002 * MS)).isFalse();
+    // A blocking publisher takes the next slot ahead and sleeps until it is due.
+    assertThat(pace.take(1_002 * MS)).isEqualTo(1_003 * MS);
+  }
+
+  @Test
+  void slotsMissedByFarAreSkippedNotBurstThrough() {
+    PacedPublisher.Pace pace = new PacedPublisher.Pace(0, 1000);
+    // 500 ms late: skipped up to now, and the slot after that is the next one sent.
+    assertThat(pace.take(500 * MS)).isEqualTo(-1);
+    assertThat(pace.takeIfDue(500 * MS)).isTrue();
+    assertThat(pace.takeIfDue(500 * MS)).isFalse();
+    assertThat(pace.takeIfDue(501 * MS)).isTrue();
+  }
+
+  @Test
+  void everyPacedPublishLandsAndNoneBeyondTheSchedule(@TempDir Path dir) throws Exception {
+    String yaml = "server:\n  port: 0\nstorage:\n  path: %s\n"
+        .formatted(dir.resolve("wharf.db").toString().replace("\\", "/"));
+    WharfApp app = WharfApp.start(new ConfigLoader(Map.of()).parse(yaml, "test"));
+    try (MiniHttp admin = new MiniHttp(app.port(), null)) {
+      String queue = "paced";
+      assertThat(admin.send("PUT", "/v1/queues/" + queue, "{}".getBytes(StandardCharsets.UTF_8))
+          .ok()).isTrue();
+      int clients = 8;
+      double rate = 400;
+      Phase phase = new Phase(0, 0.5);
+      PacedPublisher.Pace pace = new PacedPublisher.Pace(System.nanoTime(), rate);
+      Tally tally = new Tally();
+      AtomicLong measured = new AtomicLong();
+      List<MuxClients.Conversation> pubs = new ArrayList<>();
+      for (int i = 0; i < clients; i++) {
+        pubs.add(new PacedPublisher(phase, pace, "/v1/queues/" + queue + "/messages", tally,
+            measured));
+      }
+      long started = System.nanoTime();
+      MuxClients.run(app.port(), null, phase, pubs);
+      double seconds = (System.nanoTime() - started) / 1e9;
+
+      assertThat(tally.errors).as("errors %s", tally.errorKinds).isZero();
+      assertThat(tally.requests).isPositive().isEqualTo(measured.get());
+      // The schedule bounds what was sent, however fast the server answered.
+      assertThat((double) tally.requests).isLessThanOrEqualTo(rate * seconds + 1);
+      long ready = new ObjectMapper()
+          .readTree(admin.send("GET", "/v1/queues/" + queue, null).body())
+          .path("stats").path("ready").asLong();
+      assertThat(ready).isBetween(tally.requests, tally.requests + clients);
+    } finally {
+      app.close();
+    }
+  }
+}
