@@ -12,8 +12,10 @@ import java.util.List;
  * <p>Times are epoch milliseconds. {@code seq} (the rowid) is publish order and the lease-id
  * prefix. Partial indexes keep every hot lookup a range scan over just the rows in one state:
  * claims read {@code m_ready} in delivery order, the lease reaper {@code m_leased}.
+ *
+ * <p>Public only for {@code bench.SqliteFloorBench}, which measures bare SQLite on this schema.
  */
-final class SqliteSchema {
+public final class SqliteSchema {
   private static final List<List<String>> MIGRATIONS =
       List.of(
           List.of(
@@ -65,7 +67,7 @@ final class SqliteSchema {
 
   private SqliteSchema() {}
 
-  static void migrate(Connection c) throws SQLException {
+  public static void migrate(Connection c) throws SQLException {
     int version;
     try (Statement s = c.createStatement();
         var rs = s.executeQuery("PRAGMA user_version")) {
