@@ -7,6 +7,7 @@ import java.sql.Statement;
 import java.util.concurrent.CountDownLatch;
 import java.util.logging.Level;
 import java.util.logging.Logger;
+import org.sqlite.SQLiteConnection;
 
 /**
  * Counts the messages already on disk into the {@link Counters} without holding up the start:
@@ -22,6 +23,7 @@ final class StartupCount implements AutoCloseable {
 
   private final Connection conn;
   private Thread thread;
+  private volatile boolean closing;
 
   /** Opens a connection and pins its snapshot: call before the writer's first commit. */
   StartupCount(String url) throws SQLException {
@@ -57,7 +59,9 @@ final class StartupCount implements AutoCloseable {
                 countInto(counters);
                 counters.countedIn();
               } catch (SQLException | RuntimeException e) {
-                LOG.log(Level.SEVERE, "counting the messages on disk failed", e);
+                if (!closing) {
+                  LOG.log(Level.SEVERE, "counting the messages on disk failed", e);
+                }
                 counters.countFailed(e);
               } catch (InterruptedException e) {
                 counters.countFailed(e);
@@ -96,21 +100,37 @@ final class StartupCount implements AutoCloseable {
     }
   }
 
+  /** Ends the read transaction (closing does too, when ending it fails) and the connection. */
   private void closeConnection() {
     try {
       conn.rollback();
+    } catch (SQLException e) {
+      LOG.log(Level.FINE, "ending the count's read transaction", e);
+    }
+    try {
       conn.close();
     } catch (SQLException e) {
       LOG.log(Level.FINE, "closing the count's connection", e);
     }
   }
 
-  /** Waits for a count under way (it cannot be cut short); closes the connection if none ran. */
+  /**
+   * Stops a count under way (a deep one after a reboot takes seconds, which a shutdown should not
+   * wait for) and closes the connection.
+   */
   @Override
   public void close() {
     if (thread == null) {
       closeConnection();
       return;
+    }
+    closing = true;
+    thread.interrupt();
+    try {
+      // Ends a query under way with SQLITE_INTERRUPT.
+      conn.unwrap(SQLiteConnection.class).getDatabase().interrupt();
+    } catch (SQLException e) {
+      LOG.log(Level.FINE, "interrupting the count", e);
     }
     try {
       thread.join();

@@ -104,6 +104,24 @@ class SqliteStartupCountTest {
     assertThat(store.knownEmpty("q")).isTrue();
   }
 
+  @Test
+  void closingDoesNotWaitForACountUnderWay() throws Exception {
+    store = new SqliteStore(dir.resolve("wharf.db"));
+    store.start();
+    store.queuesPut(new QueueRecord("q", "{}", null));
+    publish(0, 3);
+    store.close();
+
+    store = new SqliteStore(dir.resolve("wharf.db"));
+    store.holdStartupCount(gate);
+    store.start();
+    SqliteStore closing = store;
+    store = null;
+
+    // The gate stays shut: the count never finishes by itself.
+    CompletableFuture.runAsync(closing::close).get(5, TimeUnit.SECONDS);
+  }
+
   private void publish(int first, int n) {
     List<NewMessage> messages =
         IntStream.range(first, first + n)
