@@ -49,6 +49,15 @@ final class GroupCommitWriter implements AutoCloseable {
   }
 
   /**
+   * Operations that run together: every one of a batch with the same key goes to one call, made
+   * where the first of them came in the batch, and gets the result at its own position of the list
+   * returned.
+   */
+  interface GroupOp<R, T> {
+    List<T> apply(Tx tx, List<R> requests) throws SQLException;
+  }
+
+  /**
    * What an operation sees: the connection, cached statements, the batch's counter delta, and the
    * seqs it hands out to new messages or changes by key.
    */
@@ -89,7 +98,11 @@ final class GroupCommitWriter implements AutoCloseable {
    * @param claim its result is a list of deliveries that may be answered before the fsync when
    *     every message in it is already durable (an empty one always is)
    */
-  private record Pending<T>(Op<T> op, CompletableFuture<T> done, boolean claim) {}
+  private record Pending<T>(
+      Op<T> op, CompletableFuture<T> done, boolean claim, Grouped<?, T> grouped) {}
+
+  /** A request of a {@link GroupOp}, and the key of the operations it runs with. */
+  private record Grouped<R, T>(Object key, R request, GroupOp<R, T> op) {}
 
   private final Connection conn;
   private final Counters counters;
@@ -215,12 +228,23 @@ final class GroupCommitWriter implements AutoCloseable {
   }
 
   /**
-   * Like {@link #submit(Op)} for a claim: answered at commit, without waiting for the fsync, when
-   * every message it leases is already durable.
+   * Like {@link #submit(Op)} for a claim run with the others of its key ({@link GroupOp}):
+   * answered at commit, without waiting for the fsync, when every message it leases is already
+   * durable.
    */
-  List<Delivery> submitClaim(Op<List<Delivery>> op) {
+  <R> List<Delivery> submitClaim(Object key, R request, GroupOp<R, List<Delivery>> op) {
     refuseOwnThreads();
-    return join(submitAsync(op, true));
+    return join(submitGroupedAsync(key, request, op, true));
+  }
+
+  /**
+   * Queues a request of a {@link GroupOp} for the next group commit, as {@link #submitAsync}.
+   *
+   * @param claim the result is a list of deliveries, answered at commit when all are durable
+   */
+  <R, T> CompletableFuture<T> submitGroupedAsync(
+      Object key, R request, GroupOp<R, T> op, boolean claim) {
+    return enqueue(null, new Grouped<>(key, request, op), claim);
   }
 
   /**
@@ -231,12 +255,16 @@ final class GroupCommitWriter implements AutoCloseable {
    * @param claim the result is a list of deliveries, answered at commit when all are durable
    */
   <T> CompletableFuture<T> submitAsync(Op<T> op, boolean claim) {
+    return enqueue(op, null, claim);
+  }
+
+  private <T> CompletableFuture<T> enqueue(Op<T> op, Grouped<?, T> grouped, boolean claim) {
     CompletableFuture<T> done = new WriteFuture<>(t -> t == thread || t == syncer);
     if (!running) {
       done.completeExceptionally(new StoreException("store is closed"));
       return done;
     }
-    queue.add(new Pending<>(op, done, claim));
+    queue.add(new Pending<>(op, done, claim, grouped));
     return done;
   }
 
@@ -293,11 +321,29 @@ final class GroupCommitWriter implements AutoCloseable {
     tx.upserted.clear();
     applying = true;
     try {
+      Map<Object, List<Integer>> groups = new HashMap<>();
       for (int i = 0; i < batch.size(); i++) {
-        results[i] = batch.get(i).op().apply(tx);
+        Grouped<?, ?> g = batch.get(i).grouped();
+        if (g != null) {
+          groups.computeIfAbsent(g.key(), k -> new ArrayList<>()).add(i);
+        }
+      }
+      for (int i = 0; i < batch.size(); i++) {
+        Pending<?> p = batch.get(i);
+        if (p.grouped() == null) {
+          results[i] = p.op().apply(tx);
+        } else {
+          // A group runs where its first member came.
+          List<Integer> members = groups.get(p.grouped().key());
+          if (members.get(0) == i) {
+            runGroup(batch, members, results);
+          }
+        }
       }
       conn.commit();
-    } catch (SQLException e) {
+    } catch (SQLException | RuntimeException e) {
+      // A failure of any kind rolls back: left open, the batch's writes would be committed with
+      // the next batch while its callers were told it failed.
       rollbackQuietly();
       if (batch.size() == 1) {
         // Its caller answers 503; the cause belongs in the server's log.
@@ -335,6 +381,25 @@ final class GroupCommitWriter implements AutoCloseable {
     if (!durable.isEmpty() || leasedEarly) {
       committed.add(
           new Completion(durable, durableResults.toArray(), number, tx.nextSeq - 1, upserted));
+    }
+  }
+
+  /** Runs the grouped operations of one key together, in the order they came. */
+  @SuppressWarnings("unchecked")
+  private void runGroup(List<Pending<?>> batch, List<Integer> members, Object[] results)
+      throws SQLException {
+    GroupOp<Object, Object> op = (GroupOp<Object, Object>) batch.get(members.get(0)).grouped().op();
+    List<Object> requests = new ArrayList<>(members.size());
+    for (int i : members) {
+      requests.add(batch.get(i).grouped().request());
+    }
+    List<Object> out = op.apply(tx, requests);
+    if (out.size() != members.size()) {
+      throw new IllegalStateException(
+          "a grouped operation answered " + out.size() + " of " + members.size() + " requests");
+    }
+    for (int k = 0; k < members.size(); k++) {
+      results[members.get(k)] = out.get(k);
     }
   }
 

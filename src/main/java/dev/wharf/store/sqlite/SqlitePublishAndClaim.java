@@ -205,13 +205,72 @@ final class SqlitePublishAndClaim {
   }
 
   static List<Delivery> claim(Tx tx, ClaimRequest r) throws SQLException {
+    return lease(tx, r, pick(tx, r));
+  }
+
+  /** Claims read together ask for at most this many messages in all: one full claim's worth. */
+  private static final int READ_TOGETHER = 100;
+
+  /**
+   * Claims of one queue that reached the writer together, in the order they came: claims of a
+   * few messages share one read of the queue's head (up to {@link #READ_TOGETHER} messages in
+   * all), then each leases its share. For a claim of one message that read is most of the cost
+   * (the driver reads every column's name again for each query); for a claim of a hundred it is
+   * not, and such claims run alone, as they measured slightly faster that way.
+   */
+  static List<List<Delivery>> claimTogether(Tx tx, List<ClaimRequest> claims)
+      throws SQLException {
+    List<List<Delivery>> out = new ArrayList<>(claims.size());
+    int first = 0;
+    while (first < claims.size()) {
+      int end = first + 1;
+      int wanted = claims.get(first).max();
+      while (end < claims.size() && wanted + claims.get(end).max() <= READ_TOGETHER) {
+        wanted += claims.get(end).max();
+        end++;
+      }
+      out.addAll(end - first == 1
+          ? List.of(claim(tx, claims.get(first)))
+          : readTogether(tx, claims.subList(first, end), wanted));
+      first = end;
+    }
+    return out;
+  }
+
+  private static List<List<Delivery>> readTogether(
+      Tx tx, List<ClaimRequest> claims, int wanted) throws SQLException {
+    Instant latest = claims.get(0).now();
+    for (ClaimRequest r : claims) {
+      if (r.now().isAfter(latest)) {
+        latest = r.now();
+      }
+    }
+    List<Message> picked =
+        pick(tx, new ClaimRequest(claims.get(0).queue(), wanted, latest, latest));
+    List<List<Delivery>> out = new ArrayList<>(claims.size());
+    int from = 0;
+    for (ClaimRequest r : claims) {
+      int to = Math.min(picked.size(), from + r.max());
+      out.add(lease(tx, r, picked.subList(from, to)));
+      from = to;
+    }
+    return out;
+  }
+
+  /** The queue's first {@code r.max()} visible messages, in delivery order. */
+  private static List<Message> pick(Tx tx, ClaimRequest r) throws SQLException {
     PreparedStatement select =
         tx.prepare(
             "SELECT " + MessageRows.COLUMNS + " FROM messages INDEXED BY m_ready"
                 + " WHERE queue = ? AND state = 0 AND visible_at <= ?"
                 + " AND (expires_at IS NULL OR expires_at > ?)"
                 + " ORDER BY visible_at, seq LIMIT ?");
-    List<Message> picked = MessageRows.pickReady(select, r);
+    return MessageRows.pickReady(select, r);
+  }
+
+  /** Leases {@code picked} under {@code r}'s lease. */
+  private static List<Delivery> lease(Tx tx, ClaimRequest r, List<Message> picked)
+      throws SQLException {
     if (picked.isEmpty()) {
       return List.of();
     }

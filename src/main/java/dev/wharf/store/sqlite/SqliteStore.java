@@ -316,12 +316,14 @@ public final class SqliteStore implements Store {
   @Override
   public List<Delivery> messagesClaim(ClaimRequest request) {
     // A claim that found nothing needs no fsync: it changed nothing and promises nothing.
-    return writer.submitClaim(tx -> SqlitePublishAndClaim.claim(tx, request));
+    return writer.submitClaim(request.queue(), request, SqlitePublishAndClaim::claimTogether);
   }
 
   @Override
   public CompletableFuture<List<Delivery>> messagesClaimAsync(ClaimRequest request) {
-    return writer.submitAsync(tx -> SqlitePublishAndClaim.claim(tx, request), true);
+    // Claims of one queue in one batch read the queue's head once.
+    return writer.submitGroupedAsync(
+        request.queue(), request, SqlitePublishAndClaim::claimTogether, true);
   }
 
   @Override

@@ -1,0 +1,150 @@
+package dev.wharf.store.sqlite;
+
+import static org.assertj.core.api.Assertions.assertThat;
+
+import dev.wharf.store.ClaimRequest;
+import dev.wharf.store.ContentType;
+import dev.wharf.store.Delivery;
+import dev.wharf.store.NewMessage;
+import dev.wharf.store.PublishBatch;
+import dev.wharf.store.QueueRecord;
+import dev.wharf.store.StoreException;
+import java.nio.file.Path;
+import java.time.Instant;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.Map;
+import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.CountDownLatch;
+import java.util.concurrent.ExecutionException;
+import java.util.concurrent.TimeUnit;
+import java.util.stream.IntStream;
+import org.junit.jupiter.api.AfterEach;
+import org.junit.jupiter.api.BeforeEach;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.io.TempDir;
+
+/**
+ * Operations that reach the writer together run in one transaction. Held behind an operation
+ * that waits, everything queued meanwhile lands in the next batch, so these tests know exactly
+ * what shares a transaction.
+ */
+class GroupCommitBatchTest {
+  private static final Instant NOW = Instant.parse("2026-01-01T00:00:00Z");
+
+  @TempDir Path dir;
+  private SqliteStore store;
+  private final CountDownLatch release = new CountDownLatch(1);
+
+  @BeforeEach
+  void open() {
+    store = new SqliteStore(dir.resolve("wharf.db"));
+    store.start();
+    store.queuesPut(new QueueRecord("q", "{}", null));
+    store.queuesPut(new QueueRecord("other", "{}", null));
+  }
+
+  @AfterEach
+  void close() {
+    release.countDown();
+    store.close();
+  }
+
+  @Test
+  void claimsOfOneQueueInOneBatchShareItsHeadInTheOrderTheyCame() throws Exception {
+    publish("q", 0, 6);
+    publish("other", 10, 2);
+    holdWriter();
+    List<CompletableFuture<List<Delivery>>> claims = new ArrayList<>();
+    claims.add(store.messagesClaimAsync(claim("q", 2)));
+    claims.add(store.messagesClaimAsync(claim("other", 1)));
+    claims.add(store.messagesClaimAsync(claim("q", 1)));
+    claims.add(store.messagesClaimAsync(claim("q", 2)));
+    // More than one read's worth with the claims before it: it reads on its own, after them.
+    claims.add(store.messagesClaimAsync(claim("q", 99)));
+    release.countDown();
+
+    List<List<String>> ids = new ArrayList<>();
+    for (CompletableFuture<List<Delivery>> c : claims) {
+      ids.add(c.get(5, TimeUnit.SECONDS).stream().map(d -> d.message().id()).toList());
+    }
+    assertThat(ids).containsExactly(
+        List.of("m0", "m1"), List.of("m10"), List.of("m2"), List.of("m3", "m4"), List.of("m5"));
+    assertThat(store.queueCounts("q", NOW).leased()).isEqualTo(6);
+    assertThat(store.queueCounts("q", NOW).ready()).isZero();
+  }
+
+  @Test
+  void claimsOfAQueueRunTogetherWhereTheFirstOfThemCame() throws Exception {
+    publish("q", 0, 2);
+    holdWriter();
+    CompletableFuture<List<Delivery>> first = store.messagesClaimAsync(claim("q", 1));
+    CompletableFuture<?> between = store.messagesPublishAsync(batch("q", 2, 1));
+    CompletableFuture<List<Delivery>> second = store.messagesClaimAsync(claim("q", 3));
+    release.countDown();
+
+    between.get(5, TimeUnit.SECONDS);
+    assertThat(first.get(5, TimeUnit.SECONDS)).extracting(d -> d.message().id())
+        .containsExactly("m0");
+    // Read with the first claim, before the publish between them: a valid order of the three.
+    assertThat(second.get(5, TimeUnit.SECONDS)).extracting(d -> d.message().id())
+        .containsExactly("m1");
+    assertThat(store.queueCounts("q", NOW).ready()).isEqualTo(1);
+  }
+
+  @Test
+  void aFailingOperationFailsAloneAndLeavesNoWriteBehind() throws Exception {
+    holdWriter();
+    CompletableFuture<?> before = store.messagesPublishAsync(batch("q", 0, 1));
+    CompletableFuture<Object> failing = store.writer().submitAsync(tx -> {
+      SqlitePublishAndClaim.publish(tx, batch("q", 1, 1));
+      throw new IllegalStateException("a bug in an operation");
+    }, false);
+    CompletableFuture<?> after = store.messagesPublishAsync(batch("q", 2, 1));
+    release.countDown();
+
+    before.get(5, TimeUnit.SECONDS);
+    after.get(5, TimeUnit.SECONDS);
+    assertThat(failing)
+        .failsWithin(5, TimeUnit.SECONDS)
+        .withThrowableOfType(ExecutionException.class)
+        .withCauseInstanceOf(StoreException.class);
+    // Another batch commits; the failed operation's insert must not ride along with it.
+    publish("q", 3, 1);
+    assertThat(store.messagesGet("q", "m1")).isEmpty();
+    assertThat(store.messagesGet("q", "m0")).isPresent();
+    assertThat(store.messagesGet("q", "m2")).isPresent();
+    assertThat(store.queueCounts("q", NOW).ready()).isEqualTo(3);
+  }
+
+  /** Occupies the writer until {@link #release}; what is queued meanwhile is the next batch. */
+  private void holdWriter() throws InterruptedException {
+    CountDownLatch holding = new CountDownLatch(1);
+    store.writer().submitAsync(tx -> {
+      holding.countDown();
+      try {
+        release.await();
+      } catch (InterruptedException e) {
+        Thread.currentThread().interrupt();
+      }
+      return null;
+    }, false);
+    assertThat(holding.await(5, TimeUnit.SECONDS)).isTrue();
+  }
+
+  private void publish(String queue, int first, int n) {
+    store.messagesPublish(batch(queue, first, n));
+  }
+
+  private static PublishBatch batch(String queue, int first, int n) {
+    List<NewMessage> messages = IntStream.range(first, first + n)
+        .mapToObj(i -> new NewMessage(
+            "m" + i, ContentType.TEXT, "x".getBytes(), Map.of(), null, NOW, null, null, null))
+        .toList();
+    return new PublishBatch(queue, messages, NOW, NOW);
+  }
+
+  private static ClaimRequest claim(String queue, int max) {
+    return new ClaimRequest(queue, max, NOW, NOW.plusSeconds(60));
+  }
+}
