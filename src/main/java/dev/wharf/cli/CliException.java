@@ -15,4 +15,11 @@ final class CliException extends RuntimeException {
   int exitCode() {
     return exitCode;
   }
+
+  /** Says what failed on {@code err}, as every command does, and returns the exit code. */
+  int report(java.io.PrintWriter err) {
+    err.println("wharf: " + getMessage());
+    err.flush();
+    return exitCode;
+  }
 }

@@ -76,9 +76,7 @@ public final class Main implements Runnable {
     cmd.setExecutionExceptionHandler(
         (e, line, parsed) -> {
           if (e instanceof CliException ce) {
-            line.getErr().println("wharf: " + ce.getMessage());
-            line.getErr().flush();
-            return ce.exitCode();
+            return ce.report(line.getErr());
           }
           throw e;
         });

@@ -44,9 +44,7 @@ record PlainServe(Path config) {
       ServeCommand.serve(config, env, out);
       return 0;
     } catch (CliException e) {
-      err.println("wharf: " + e.getMessage());
-      err.flush();
-      return e.exitCode();
+      return e.report(err);
     } catch (RuntimeException e) {
       e.printStackTrace(err);
       err.flush();

@@ -321,10 +321,14 @@ final class GroupCommitWriter implements AutoCloseable {
     tx.upserted.clear();
     applying = true;
     try {
-      Map<Object, List<Integer>> groups = new HashMap<>();
+      // Most batches hold no grouped operation: no map for them.
+      Map<Object, List<Integer>> groups = null;
       for (int i = 0; i < batch.size(); i++) {
         Grouped<?, ?> g = batch.get(i).grouped();
         if (g != null) {
+          if (groups == null) {
+            groups = new HashMap<>();
+          }
           groups.computeIfAbsent(g.key(), k -> new ArrayList<>()).add(i);
         }
       }

@@ -46,18 +46,12 @@ class SqliteStartupCountTest {
   @Test
   void writesDuringTheCountAtStartAreCountedOnce() throws Exception {
     // Before the restart: 6 published to q, 2 of them leased, 1 of those dead in q-dlq.
-    store = new SqliteStore(dir.resolve("wharf.db"));
-    store.start();
-    store.queuesPut(new QueueRecord("q", "{}", null));
+    openWithQueue("q");
     store.queuesPut(new QueueRecord("q-dlq", "{}", null));
     publish(0, 6);
     List<Delivery> leased = claim(2);
     settle(SettleKind.DEAD, leased.get(0));
-    store.close();
-
-    store = new SqliteStore(dir.resolve("wharf.db"));
-    store.holdStartupCount(gate);
-    store.start();
+    reopenHoldingTheCount();
 
     // Serving while the count is held: a queue with messages on disk is not known to be empty.
     assertThat(store.knownEmpty("q")).isFalse();
@@ -83,16 +77,10 @@ class SqliteStartupCountTest {
 
   @Test
   void aQueueDeletedWhileCountingStaysAtZero() throws Exception {
-    store = new SqliteStore(dir.resolve("wharf.db"));
-    store.start();
-    store.queuesPut(new QueueRecord("q", "{}", null));
+    openWithQueue("q");
     publish(0, 4);
     claim(1);
-    store.close();
-
-    store = new SqliteStore(dir.resolve("wharf.db"));
-    store.holdStartupCount(gate);
-    store.start();
+    reopenHoldingTheCount();
     CompletableFuture<Boolean> deleting =
         CompletableFuture.supplyAsync(() -> store.queuesDelete("q"));
     assertThat(deleting).isNotDone();
@@ -106,20 +94,28 @@ class SqliteStartupCountTest {
 
   @Test
   void closingDoesNotWaitForACountUnderWay() throws Exception {
-    store = new SqliteStore(dir.resolve("wharf.db"));
-    store.start();
-    store.queuesPut(new QueueRecord("q", "{}", null));
+    openWithQueue("q");
     publish(0, 3);
-    store.close();
-
-    store = new SqliteStore(dir.resolve("wharf.db"));
-    store.holdStartupCount(gate);
-    store.start();
+    reopenHoldingTheCount();
     SqliteStore closing = store;
     store = null;
 
     // The gate stays shut: the count never finishes by itself.
     CompletableFuture.runAsync(closing::close).get(5, TimeUnit.SECONDS);
+  }
+
+  private void openWithQueue(String queue) {
+    store = new SqliteStore(dir.resolve("wharf.db"));
+    store.start();
+    store.queuesPut(new QueueRecord(queue, "{}", null));
+  }
+
+  /** A restart on the same file whose count of the messages on disk waits for {@link #gate}. */
+  private void reopenHoldingTheCount() {
+    store.close();
+    store = new SqliteStore(dir.resolve("wharf.db"));
+    store.holdStartupCount(gate);
+    store.start();
   }
 
   private void publish(int first, int n) {
