@@ -156,6 +156,36 @@ public abstract class StoreContract {
   }
 
   @Test
+  void aDeliveryCarriesEveryFieldOfItsMessage() {
+    queue("q", null, null);
+    Instant publishedAt = clock.instant();
+    Publish p =
+        new Publish(ContentType.TEXT, "hello".getBytes(StandardCharsets.UTF_8),
+            Map.of("h", "v"), "{\"m\":1}", null, Duration.ofHours(1), null, "order-7");
+    String id = broker.publish("q", List.of(p)).get(0).id();
+    clock.advance(Duration.ofSeconds(2));
+
+    Message m = receive("q", 1).get(0).message();
+
+    assertThat(m.id()).isEqualTo(id);
+    assertThat(m.queue()).isEqualTo("q");
+    assertThat(m.state()).isEqualTo(MessageState.LEASED);
+    assertThat(m.contentType()).isEqualTo(ContentType.TEXT);
+    assertThat(new String(m.payload(), StandardCharsets.UTF_8)).isEqualTo("hello");
+    assertThat(m.headers()).isEqualTo(Map.of("h", "v"));
+    assertThat(m.metadata()).isEqualTo("{\"m\":1}");
+    assertThat(m.attempt()).isEqualTo(1);
+    assertThat(m.publishedAt()).isEqualTo(publishedAt);
+    assertThat(m.visibleAt()).isEqualTo(publishedAt);
+    assertThat(m.leaseUntil()).isEqualTo(clock.instant().plusSeconds(30));
+    assertThat(m.expiresAt()).isEqualTo(publishedAt.plus(Duration.ofHours(1)));
+    assertThat(m.key()).isEqualTo("order-7");
+    assertThat(m.originalQueue()).isNull();
+    assertThat(m.deadReason()).isNull();
+    assertThat(m.diedAt()).isNull();
+  }
+
+  @Test
   void batchReceiveTakesAtMostMax() {
     queue("q", null, null);
     List<Publish> many = new ArrayList<>();
@@ -210,6 +240,10 @@ public abstract class StoreContract {
     // A DLQ is a queue like any other: it can be consumed.
     Delivery fromDlq = receive("q.dlq", 1).get(0);
     assertThat(fromDlq.message().id()).isEqualTo(id);
+    assertThat(fromDlq.message().queue()).isEqualTo("q.dlq");
+    assertThat(fromDlq.message().originalQueue()).isEqualTo("q");
+    assertThat(fromDlq.message().deadReason()).isEqualTo("max_attempts_exceeded");
+    assertThat(fromDlq.message().diedAt()).isEqualTo(clock.instant());
   }
 
   @Test

@@ -27,6 +27,14 @@ public final class MessageRows {
       "seq, id, queue, state, content_type, payload, headers, metadata, attempt, published_at,"
           + " visible_at, lease_until, expires_at, msg_key, original_queue, dead_reason, died_at";
 
+  /**
+   * What a claim reads of a ready row: not its queue, state or lease, which the claim already
+   * knows (its own queue, ready, none). Every column read costs the driver per query and per row.
+   */
+  public static final String READY_COLUMNS =
+      "seq, id, content_type, payload, headers, metadata, attempt, published_at, visible_at,"
+          + " expires_at, msg_key, original_queue, dead_reason, died_at";
+
   private static final ObjectMapper JSON = new ObjectMapper();
   private static final TypeReference<Map<String, String>> HEADERS = new TypeReference<>() {};
 
@@ -51,6 +59,28 @@ public final class MessageRows {
         rs.getString(15),
         rs.getString(16),
         instant(rs, 17));
+  }
+
+  /** A row of {@code queue} read through {@link #READY_COLUMNS}. */
+  private static Message readyMessage(ResultSet rs, String queue) throws SQLException {
+    return new Message(
+        rs.getLong(1),
+        rs.getString(2),
+        queue,
+        MessageState.READY,
+        ContentType.values()[rs.getInt(3)],
+        rs.getBytes(4),
+        headers(rs.getString(5)),
+        rs.getString(6),
+        rs.getInt(7),
+        instant(rs, 8),
+        instant(rs, 9),
+        null,
+        instant(rs, 10),
+        rs.getString(11),
+        rs.getString(12),
+        rs.getString(13),
+        instant(rs, 14));
   }
 
   public static Instant instant(ResultSet rs, int col) throws SQLException {
@@ -123,7 +153,8 @@ public final class MessageRows {
 
   /**
    * Runs a claim's selection of ready rows. The statement is the backend's own (its locking and
-   * index hints differ) with four parameters: queue, now (visible by), now (not expired), max.
+   * index hints differ), selects {@link #READY_COLUMNS}, and has four parameters: queue, now
+   * (visible by), now (not expired), max.
    */
   public static List<Message> pickReady(PreparedStatement select, ClaimRequest r)
       throws SQLException {
@@ -135,7 +166,7 @@ public final class MessageRows {
     List<Message> picked = new ArrayList<>(r.max());
     try (ResultSet rs = select.executeQuery()) {
       while (rs.next()) {
-        picked.add(message(rs));
+        picked.add(readyMessage(rs, r.queue()));
       }
     }
     return picked;

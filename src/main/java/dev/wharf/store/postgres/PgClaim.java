@@ -27,7 +27,7 @@ final class PgClaim {
   static List<Delivery> claim(PgTx tx, ClaimRequest r) throws SQLException {
     PreparedStatement select =
         tx.prepare(
-            "SELECT " + MessageRows.COLUMNS + " FROM messages"
+            "SELECT " + MessageRows.READY_COLUMNS + " FROM messages"
                 + " WHERE queue = ? AND state = 0 AND visible_at <= ?"
                 + " AND (expires_at IS NULL OR expires_at > ?)"
                 + " ORDER BY visible_at, seq LIMIT ? FOR UPDATE SKIP LOCKED");

@@ -261,7 +261,7 @@ final class SqlitePublishAndClaim {
   private static List<Message> pick(Tx tx, ClaimRequest r) throws SQLException {
     PreparedStatement select =
         tx.prepare(
-            "SELECT " + MessageRows.COLUMNS + " FROM messages INDEXED BY m_ready"
+            "SELECT " + MessageRows.READY_COLUMNS + " FROM messages INDEXED BY m_ready"
                 + " WHERE queue = ? AND state = 0 AND visible_at <= ?"
                 + " AND (expires_at IS NULL OR expires_at > ?)"
                 + " ORDER BY visible_at, seq LIMIT ?");
