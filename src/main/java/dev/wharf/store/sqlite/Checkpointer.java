@@ -45,7 +45,14 @@ final class Checkpointer implements AutoCloseable {
     return RESTART_BYTES / pageSize;
   }
 
-  private static final long PASS_INTERVAL_MS = 20;
+  /**
+   * A pass copies the newest version of every page written since the last one, so a page changed
+   * in every batch (the right edge of the table and its indexes, the head of a queue) is copied
+   * once per pass, and each pass also syncs the database file. Every 20 ms the checkpointer took
+   * twice the CPU under a steady consume and acked ~15% fewer messages; the writer's RESTART
+   * still bounds the WAL.
+   */
+  private static final long PASS_INTERVAL_MS = 100;
 
   /** After a RESTART that found readers still on the WAL, the writer leaves it this long. */
   private static final long BUSY_BACKOFF_NANOS = 1_000_000_000L;
