@@ -35,6 +35,9 @@ public final class MessageRows {
       "seq, id, content_type, payload, headers, metadata, attempt, published_at, visible_at,"
           + " expires_at, msg_key, original_queue, dead_reason, died_at";
 
+  /** {@code ContentType.values()} copies the array on every call; a claim reads one per row. */
+  private static final ContentType[] CONTENT_TYPES = ContentType.values();
+
   private static final ObjectMapper JSON = new ObjectMapper();
   private static final TypeReference<Map<String, String>> HEADERS = new TypeReference<>() {};
 
@@ -46,7 +49,7 @@ public final class MessageRows {
         rs.getString(2),
         rs.getString(3),
         MessageState.ofCode(rs.getInt(4)),
-        ContentType.values()[rs.getInt(5)],
+        CONTENT_TYPES[rs.getInt(5)],
         rs.getBytes(6),
         headers(rs.getString(7)),
         rs.getString(8),
@@ -68,7 +71,7 @@ public final class MessageRows {
         rs.getString(2),
         queue,
         MessageState.READY,
-        ContentType.values()[rs.getInt(3)],
+        CONTENT_TYPES[rs.getInt(3)],
         rs.getBytes(4),
         headers(rs.getString(5)),
         rs.getString(6),
