@@ -55,8 +55,13 @@ public final class SqliteStore implements Store {
   /** Tests only: the count at start waits for it. */
   private CountDownLatch countGate;
 
-  /** Page size of a new database file; an existing file keeps the one it was made with. */
-  public static final int DEFAULT_PAGE_SIZE = 4096;
+  /**
+   * Page size of a new database file; an existing file keeps the one it was made with. 8 KB halves
+   * the WAL frames (two write calls each) and checkpoint copies per message against 4 KB, which on
+   * a guest where system calls are dear was worth more than the extra bytes a small commit syncs:
+   * docs/benchmarks.md has the three sizes side by side.
+   */
+  public static final int DEFAULT_PAGE_SIZE = 8192;
 
   /** Loads what opening the first database needs, so a start can do it ahead of {@link #start}. */
   public static void preload() {

@@ -32,12 +32,12 @@ class SqlitePageSizeTest {
   }
 
   @Test
-  void defaultIsFourKilobytes() throws Exception {
+  void defaultIsEightKilobytes() throws Exception {
     Path file = dir.resolve("d.db");
     SqliteStore store = new SqliteStore(file);
     store.start();
     store.close();
-    assertThat(pageSizeOf(file)).isEqualTo(4096);
+    assertThat(pageSizeOf(file)).isEqualTo(8192);
   }
 
   private static int pageSizeOf(Path file) throws Exception {
