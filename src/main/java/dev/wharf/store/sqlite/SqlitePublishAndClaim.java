@@ -27,8 +27,8 @@ final class SqlitePublishAndClaim {
 
   static List<PublishResult> publish(Tx tx, PublishBatch b) throws SQLException {
     long now = b.now().toEpochMilli();
-    if (b.messages().size() > 1 && b.messages().stream().allMatch(SqlitePublishAndClaim::plain)) {
-      return insertPlainRows(tx, b.queue(), b.messages(), now);
+    if (b.messages().size() > 1 && allPlain(b)) {
+      return insertPlainRows(tx, b.queue(), List.of(b));
     }
     List<PublishResult> out = new ArrayList<>(b.messages().size());
     for (NewMessage m : b.messages()) {
@@ -139,6 +139,34 @@ final class SqlitePublishAndClaim {
     }
   }
 
+  /**
+   * Plain publishes to one queue that reached the writer together, in the order they came: their
+   * rows go in the same multi-row INSERTs, where one request's publish of one message would
+   * otherwise run a statement of its own. Each request gets its own messages' results.
+   */
+  static List<List<PublishResult>> publishPlainTogether(Tx tx, List<PublishBatch> batches)
+      throws SQLException {
+    List<PublishResult> all = insertPlainRows(tx, batches.get(0).queue(), batches);
+    List<List<PublishResult>> out = new ArrayList<>(batches.size());
+    int from = 0;
+    for (PublishBatch b : batches) {
+      int to = from + b.messages().size();
+      out.add(all.subList(from, to));
+      from = to;
+    }
+    return out;
+  }
+
+  /** Whether every message of the batch is {@link #plain}. */
+  static boolean allPlain(PublishBatch b) {
+    for (NewMessage m : b.messages()) {
+      if (!plain(m)) {
+        return false;
+      }
+    }
+    return true;
+  }
+
   /** No headers, metadata, TTL, key or idempotency key: a row of the seven plain columns. */
   private static boolean plain(NewMessage m) {
     return m.headers().isEmpty()
@@ -154,21 +182,33 @@ final class SqlitePublishAndClaim {
    * batches in a bare loop (see docs/benchmarks.md). Powers of two keep the cached statements few.
    */
   private static List<PublishResult> insertPlainRows(
-      Tx tx, String queue, List<NewMessage> messages, long now) throws SQLException {
-    List<PublishResult> out = new ArrayList<>(messages.size());
+      Tx tx, String queue, List<PublishBatch> batches) throws SQLException {
+    int total = 0;
+    for (PublishBatch b : batches) {
+      total += b.messages().size();
+    }
+    List<PublishResult> out = new ArrayList<>(total);
+    // The rows in order, each batch's messages with its own publish time.
+    int batch = 0;
+    int inBatch = 0;
     int i = 0;
-    while (i < messages.size()) {
-      int rows = Integer.highestOneBit(Math.min(messages.size() - i, MAX_ROWS));
+    while (i < total) {
+      int rows = Integer.highestOneBit(Math.min(total - i, MAX_ROWS));
       PreparedStatement ps = tx.prepare(PLAIN_ROWS[Integer.numberOfTrailingZeros(rows)]);
       int p = 1;
       for (int r = 0; r < rows; r++) {
-        NewMessage m = messages.get(i + r);
+        while (inBatch == batches.get(batch).messages().size()) {
+          batch++;
+          inBatch = 0;
+        }
+        PublishBatch b = batches.get(batch);
+        NewMessage m = b.messages().get(inBatch++);
         ps.setLong(p++, tx.nextSeq());
         ps.setString(p++, m.id());
         ps.setString(p++, queue);
         ps.setInt(p++, MessageRows.contentType(m.contentType()));
         ps.setBytes(p++, m.payload());
-        ps.setLong(p++, now);
+        ps.setLong(p++, b.now().toEpochMilli());
         ps.setLong(p++, m.visibleAt().toEpochMilli());
         out.add(new PublishResult(m.id(), false, false));
       }

@@ -313,8 +313,18 @@ public final class SqliteStore implements Store {
     return writer.submit(tx -> SqlitePublishAndClaim.publish(tx, batch));
   }
 
+  /** The key plain publishes to one queue are grouped by (apart from claims' keys). */
+  private record PlainPublishes(String queue) {}
+
   @Override
   public CompletableFuture<List<PublishResult>> messagesPublishAsync(PublishBatch batch) {
+    if (!batch.messages().isEmpty() && SqlitePublishAndClaim.allPlain(batch)) {
+      return writer.submitGroupedAsync(
+          new PlainPublishes(batch.queue()),
+          batch,
+          SqlitePublishAndClaim::publishPlainTogether,
+          false);
+    }
     return writer.submitAsync(tx -> SqlitePublishAndClaim.publish(tx, batch), false);
   }
 

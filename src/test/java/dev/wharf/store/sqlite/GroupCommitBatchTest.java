@@ -7,6 +7,7 @@ import dev.wharf.store.ContentType;
 import dev.wharf.store.Delivery;
 import dev.wharf.store.NewMessage;
 import dev.wharf.store.PublishBatch;
+import dev.wharf.store.PublishResult;
 import dev.wharf.store.QueueRecord;
 import dev.wharf.store.StoreException;
 import java.nio.file.Path;
@@ -93,6 +94,44 @@ class GroupCommitBatchTest {
   }
 
   @Test
+  void plainPublishesOfOneQueueInOneBatchGoInTogetherEachWithItsOwnResultsAndTime()
+      throws Exception {
+    holdWriter();
+    Instant later = NOW.plusSeconds(5);
+    CompletableFuture<List<PublishResult>> first = store.messagesPublishAsync(batch("q", 0, 2));
+    CompletableFuture<List<PublishResult>> other = store.messagesPublishAsync(batch("other", 5, 1));
+    CompletableFuture<List<PublishResult>> keyed =
+        store.messagesPublishAsync(new PublishBatch("q", List.of(keyed("m7", "k")), NOW, NOW));
+    CompletableFuture<List<PublishResult>> second =
+        store.messagesPublishAsync(new PublishBatch("q", batch("q", 2, 3).messages(), later, NOW));
+    release.countDown();
+
+    assertThat(first.get(5, TimeUnit.SECONDS)).extracting(PublishResult::id)
+        .containsExactly("m0", "m1");
+    assertThat(other.get(5, TimeUnit.SECONDS)).extracting(PublishResult::id)
+        .containsExactly("m5");
+    assertThat(keyed.get(5, TimeUnit.SECONDS)).extracting(PublishResult::id)
+        .containsExactly("m7");
+    assertThat(second.get(5, TimeUnit.SECONDS)).extracting(PublishResult::id)
+        .containsExactly("m2", "m3", "m4");
+    // The queue's plain publishes ran as one, where the first of them came: consecutive seqs,
+    // ahead of the publishes to another queue and of the keyed one that came between them.
+    List<Long> seqs = new ArrayList<>();
+    for (String id : List.of("m0", "m1", "m2", "m3", "m4", "m5", "m7")) {
+      String queue = id.equals("m5") ? "other" : "q";
+      seqs.add(store.messagesGet(queue, id).orElseThrow().seq());
+    }
+    long base = seqs.get(0);
+    assertThat(seqs).containsExactly(base, base + 1, base + 2, base + 3, base + 4, base + 5,
+        base + 6);
+    assertThat(store.messagesGet("q", "m1").orElseThrow().publishedAt()).isEqualTo(NOW);
+    assertThat(store.messagesGet("q", "m2").orElseThrow().publishedAt()).isEqualTo(later);
+    assertThat(store.messagesGet("q", "m7").orElseThrow().key()).isEqualTo("k");
+    assertThat(store.queueCounts("q", NOW).ready()).isEqualTo(6);
+    assertThat(store.queueCounts("other", NOW).ready()).isEqualTo(1);
+  }
+
+  @Test
   void aFailingOperationFailsAloneAndLeavesNoWriteBehind() throws Exception {
     holdWriter();
     CompletableFuture<?> before = store.messagesPublishAsync(batch("q", 0, 1));
@@ -142,6 +181,10 @@ class GroupCommitBatchTest {
             "m" + i, ContentType.TEXT, "x".getBytes(), Map.of(), null, NOW, null, null, null))
         .toList();
     return new PublishBatch(queue, messages, NOW, NOW);
+  }
+
+  private static NewMessage keyed(String id, String key) {
+    return new NewMessage(id, ContentType.TEXT, "x".getBytes(), Map.of(), null, NOW, null, null, key);
   }
 
   private static ClaimRequest claim(String queue, int max) {
