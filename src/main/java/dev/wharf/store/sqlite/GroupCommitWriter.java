@@ -9,12 +9,14 @@ import java.sql.SQLException;
 import java.util.ArrayList;
 import java.util.HashMap;
 import java.util.HashSet;
+import java.util.Iterator;
 import java.util.List;
 import java.util.Map;
 import java.util.Set;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.CompletionException;
 import java.util.concurrent.ConcurrentHashMap;
+import java.util.concurrent.ConcurrentLinkedQueue;
 import java.util.concurrent.LinkedBlockingQueue;
 import java.util.logging.Level;
 import java.util.logging.Logger;
@@ -34,8 +36,10 @@ import java.util.logging.Logger;
  * <p>A claim is answered as soon as its batch commits when every message it leases is already
  * durable: published in a batch an fsync has covered, and not key-upserted since. The lease
  * itself may still be in flight, which DESIGN §4 allows: after a crash such a message is simply
- * ready again. Only a claim of a message whose publish is not yet on disk waits for the fsync.
- * The writer assigns message seqs itself ({@link Tx#nextSeq()}), so it knows which are durable.
+ * ready again. A claim of a message whose publish is not yet on disk waits for the first fsync
+ * that makes it durable, often the one already under way for the publish's own batch, and at the
+ * latest its own batch's. The writer assigns message seqs itself ({@link Tx#nextSeq()}), so it
+ * knows which are durable.
  *
  * <p>If an operation fails, the batch is rolled back and its operations are retried one per
  * transaction, so one bad operation fails alone.
@@ -123,7 +127,15 @@ final class GroupCommitWriter implements AutoCloseable {
    * batch that replaced it: an fsync clears only the marks of the batches it covers.
    */
   private final Map<Long, Long> upsertsInFlight = new ConcurrentHashMap<>();
+  /**
+   * Committed claims that lease a message not yet durable, checked after every fsync. Each is
+   * also in its own batch's {@link Completion}, which answers it if no earlier fsync did.
+   */
+  private final ConcurrentLinkedQueue<Waiting> awaitingDurable = new ConcurrentLinkedQueue<>();
   private long batches;
+
+  /** A committed claim and its deliveries, to answer once every message in them is durable. */
+  private record Waiting(Pending<?> pending, List<?> deliveries) {}
 
   /** Makes committed WAL frames durable; {@link #sync()} returns once they are on disk. */
   interface WalSync {
@@ -189,6 +201,7 @@ final class GroupCommitWriter implements AutoCloseable {
           c.upserted().forEach(seq -> upsertsInFlight.remove(seq, c.number()));
         }
       }
+      answerNowDurable();
       ready.forEach(Runnable::run);
       ready.clear();
     }
@@ -370,6 +383,7 @@ final class GroupCommitWriter implements AutoCloseable {
     List<Pending<?>> durable = new ArrayList<>(batch.size());
     List<Object> durableResults = new ArrayList<>(batch.size());
     boolean leasedEarly = false;
+    boolean waiting = false;
     for (int i = 0; i < batch.size(); i++) {
       Pending<?> p = batch.get(i);
       if (p.claim() && onDiskAlready((List<?>) results[i])) {
@@ -378,7 +392,16 @@ final class GroupCommitWriter implements AutoCloseable {
       } else {
         durable.add(p);
         durableResults.add(results[i]);
+        if (p.claim()) {
+          awaitingDurable.add(new Waiting(p, (List<?>) results[i]));
+          waiting = true;
+        }
       }
+    }
+    if (waiting) {
+      // An fsync may have made them durable after the check above but before they were listed,
+      // and then found nothing to answer: look again now that they are.
+      answerNowDurable();
     }
     // Leases answered early still go to disk with the next fsync; a batch of empty claims wrote
     // nothing and needs none.
@@ -404,6 +427,19 @@ final class GroupCommitWriter implements AutoCloseable {
     }
     for (int k = 0; k < members.size(); k++) {
       results[members.get(k)] = out.get(k);
+    }
+  }
+
+  /** Answers the waiting claims whose messages are all durable now. */
+  private void answerNowDurable() {
+    for (Iterator<Waiting> it = awaitingDurable.iterator(); it.hasNext(); ) {
+      Waiting w = it.next();
+      if (w.pending().done().isDone()) {
+        it.remove();
+      } else if (onDiskAlready(w.deliveries())) {
+        complete(w.pending(), w.deliveries());
+        it.remove();
+      }
     }
   }
 

@@ -14,8 +14,9 @@ import java.time.Instant;
 import java.util.List;
 import java.util.Map;
 import java.util.concurrent.CompletableFuture;
-import java.util.concurrent.CountDownLatch;
+import java.util.concurrent.Semaphore;
 import java.util.concurrent.TimeUnit;
+import java.util.concurrent.atomic.AtomicInteger;
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.BeforeEach;
 import org.junit.jupiter.api.Test;
@@ -82,6 +83,28 @@ class SqliteEarlyClaimTest {
         .extracting(d -> d.message().id())
         .containsExactly("in-flight");
     assertThat(publishing.get(5, TimeUnit.SECONDS).id()).isEqualTo("in-flight");
+  }
+
+  @Test
+  void claimOfAMessageNotYetOnDiskIsAnsweredByTheFsyncOfThePublishNotItsOwn() throws Exception {
+    gate.close();
+    CompletableFuture<List<PublishResult>> publishing = store.messagesPublishAsync(batch("fresh"));
+    // The publish is committed and its fsync is under way, held at the gate.
+    gate.awaitHeld(1);
+    CompletableFuture<List<Delivery>> claiming =
+        store.messagesClaimAsync(new ClaimRequest("q", 10, NOW, NOW.plusSeconds(60)));
+    awaitLeased(1);
+    assertThat(claiming).isNotDone();
+
+    gate.letOneThrough();
+
+    assertThat(claiming.get(5, TimeUnit.SECONDS))
+        .extracting(d -> d.message().id())
+        .containsExactly("fresh");
+    assertThat(publishing.get(5, TimeUnit.SECONDS)).extracting(PublishResult::id)
+        .containsExactly("fresh");
+    // The claim's own batch, its lease, is still waiting for the fsync after that one.
+    gate.awaitHeld(1);
   }
 
   @Test
@@ -170,24 +193,47 @@ class SqliteEarlyClaimTest {
     }
   }
 
-  /** Holds every fsync of the WAL while closed. */
+  /** Holds every fsync of the WAL while closed, but those it is told to let through. */
   private static final class SyncGate implements GroupCommitWriter.WalSync {
-    private volatile CountDownLatch open = new CountDownLatch(0);
+    private volatile boolean closed;
+    private final Semaphore passes = new Semaphore(0);
+    private final AtomicInteger held = new AtomicInteger();
 
     void close() {
-      open = new CountDownLatch(1);
+      passes.drainPermits();
+      closed = true;
     }
 
     void open() {
-      open.countDown();
+      closed = false;
+      passes.release(1_000_000);
+    }
+
+    void letOneThrough() {
+      passes.release();
+    }
+
+    /** Waits until exactly {@code n} fsyncs are held at the gate. */
+    void awaitHeld(int n) throws InterruptedException {
+      long deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(5);
+      while (held.get() != n) {
+        assertThat(System.nanoTime()).as("%d fsyncs held in time", n).isLessThan(deadline);
+        Thread.sleep(1);
+      }
     }
 
     @Override
     public void sync() {
+      if (!closed) {
+        return;
+      }
+      held.incrementAndGet();
       try {
-        open.await();
+        passes.acquire();
       } catch (InterruptedException e) {
         Thread.currentThread().interrupt();
+      } finally {
+        held.decrementAndGet();
       }
     }
   }
