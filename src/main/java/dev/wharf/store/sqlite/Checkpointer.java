@@ -34,11 +34,14 @@ import java.util.logging.Logger;
 final class Checkpointer implements AutoCloseable {
   private static final Logger LOG = Logger.getLogger(Checkpointer.class.getName());
   /**
-   * WAL size past which the writer restarts it: 32 MB. Each restart holds the writer for the
-   * frames the passive passes have not reached (~10–30 ms under full load), so fewer, larger
-   * cycles cost less throughput; recovery reads at most about this much.
+   * WAL size past which the writer restarts it: 128 MB. Each restart holds the writer while it
+   * copies the frames the passive passes have not reached and syncs the database file: under batch
+   * publishes at 32 MB that was 5 restarts a second at ~40 ms each (p90 72 ms), a fifth of the
+   * writer's time, and 128 MB took batch publishes ~8% faster. Recovery after a crash reads at
+   * most about this much (1M queued, killed under load with 150-170 MB of WAL file: serving again
+   * in ~0.65 s).
    */
-  static final long RESTART_BYTES = 32L << 20;
+  static final long RESTART_BYTES = 128L << 20;
 
   /** {@link #RESTART_BYTES} in frames of the database's page size. */
   static long restartFrames(int pageSize) {
