@@ -34,14 +34,15 @@ import java.util.logging.Logger;
 final class Checkpointer implements AutoCloseable {
   private static final Logger LOG = Logger.getLogger(Checkpointer.class.getName());
   /**
-   * WAL size past which the writer restarts it: 128 MB. Each restart holds the writer while it
-   * copies the frames the passive passes have not reached and syncs the database file: under batch
-   * publishes at 32 MB that was 5 restarts a second at ~40 ms each (p90 72 ms), a fifth of the
-   * writer's time, and 128 MB took batch publishes ~8% faster. Recovery after a crash reads at
-   * most about this much (1M queued, killed under load with 150-170 MB of WAL file: serving again
-   * in ~0.65 s).
+   * WAL size past which the writer restarts it: 256 MB. Each restart holds the writer while it
+   * copies the frames the passive passes have not reached and syncs the database file, and what
+   * it copies is the last pass's worth, whatever the bound. Under batch publishes at 128 MB that
+   * was a restart about every second at 55-300 ms each (median ~140 ms, the disk already writing
+   * ~350 MB/s), and 256 MB, half as many restarts, took batch publishes ~8% faster; at 32 MB it
+   * had been five a second. Recovery after a crash reads at most about this much (1M queued,
+   * killed under load with 317-342 MB of WAL file: serving again in 1.4-2.2 s on a slow hour).
    */
-  static final long RESTART_BYTES = 128L << 20;
+  static final long RESTART_BYTES = 256L << 20;
 
   /** {@link #RESTART_BYTES} in frames of the database's page size. */
   static long restartFrames(int pageSize) {

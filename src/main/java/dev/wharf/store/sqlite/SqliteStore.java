@@ -118,7 +118,7 @@ public final class SqliteStore implements Store {
         s.execute("PRAGMA wal_autocheckpoint = 0");
         // Above the restart bound (Checkpointer.RESTART_BYTES) with room for the batches that
         // commit before a restart, so the file is not cut back and grown again every cycle.
-        s.execute("PRAGMA journal_size_limit = 167772160");
+        s.execute("PRAGMA journal_size_limit = 335544320");
         // Only the WAL restart waits, for readers to leave the WAL; it gives up and retries later.
         s.execute("PRAGMA busy_timeout = 200");
         // 16 MB: the writer's pages are the edges of a few B-trees (appends at the right, claims and
