@@ -54,6 +54,7 @@ public final class WharfApp implements AutoCloseable {
 
       step = "start the broker";
       PrometheusMeterRegistry registry = metrics.join();
+      store.bindMetrics(registry);
       Broker broker = new Broker(store, Clock.systemUTC(), config.brokerOptions(), registry);
       broker.start();
       started.push(broker);

@@ -1,5 +1,6 @@
 package dev.wharf.store;
 
+import io.micrometer.core.instrument.MeterRegistry;
 import java.time.Instant;
 import java.util.List;
 import java.util.Optional;
@@ -26,6 +27,12 @@ public interface Store extends AutoCloseable {
 
   /** Cheap liveness check of the database, for readiness probes. */
   boolean healthy();
+
+  /**
+   * Registers the backend's own meters (commits, syncs, upkeep) on {@code registry}, after
+   * {@link #start}. A backend without any registers nothing.
+   */
+  default void bindMetrics(MeterRegistry registry) {}
 
   List<QueueRecord> queuesList();
 

@@ -44,6 +44,51 @@ class WharfAppTest {
   }
 
   @Test
+  void metricsShowTheStoresCommitsAndFsyncs() throws Exception {
+    WharfConfig cfg =
+        config("server: {port: 0}\nstorage: {path: '" + dir.resolve("m.db") + "'}\n");
+    HttpClient client = HttpClient.newHttpClient();
+    try (WharfApp app = WharfApp.start(cfg)) {
+      HttpResponse<String> put =
+          client.send(
+              HttpRequest.newBuilder(URI.create(app.url() + "/v1/queues/m"))
+                  .PUT(HttpRequest.BodyPublishers.ofString("{}"))
+                  .build(),
+              HttpResponse.BodyHandlers.ofString());
+      assertThat(put.statusCode()).isEqualTo(201);
+      HttpResponse<String> published =
+          client.send(
+              HttpRequest.newBuilder(URI.create(app.url() + "/v1/queues/m/messages"))
+                  .POST(HttpRequest.BodyPublishers.ofString("{\"body\": 1}"))
+                  .build(),
+              HttpResponse.BodyHandlers.ofString());
+      assertThat(published.statusCode()).isEqualTo(201);
+      String metrics =
+          client.send(
+                  HttpRequest.newBuilder(URI.create(app.url() + "/metrics")).build(),
+                  HttpResponse.BodyHandlers.ofString())
+              .body();
+      // The publish committed and was fsynced before it was answered.
+      assertThat(sample(metrics, "wharf_sqlite_commits_total")).isPositive();
+      assertThat(sample(metrics, "wharf_sqlite_wal_fsync_seconds_count")).isPositive();
+      assertThat(sample(metrics, "wharf_sqlite_wal_fsync_seconds_sum")).isPositive();
+      assertThat(sample(metrics, "wharf_sqlite_wal_restart_seconds_count")).isZero();
+      assertThat(metrics)
+          .contains("wharf_sqlite_checkpoint_pass_seconds_count")
+          .contains("wharf_sqlite_wal_frames");
+    }
+  }
+
+  /** The value of an unlabelled sample in Prometheus text. */
+  private static double sample(String text, String name) {
+    return text.lines()
+        .filter(l -> l.startsWith(name + " "))
+        .mapToDouble(l -> Double.parseDouble(l.substring(name.length() + 1).trim()))
+        .findFirst()
+        .orElseThrow(() -> new AssertionError("no sample " + name + " in:\n" + text));
+  }
+
+  @Test
   void aBusyPortIsAClearStartupErrorAndReleasesTheStore() throws Exception {
     try (ServerSocket taken = new ServerSocket(0, 1, InetAddress.getLoopbackAddress())) {
       int port = taken.getLocalPort();

@@ -77,6 +77,12 @@ final class Checkpointer implements AutoCloseable {
   /** Writer thread only: no RESTART before this System.nanoTime. */
   private long nextRestartNanos;
 
+  /** Restarts run and the time they held the writer, and passes run and their time: metrics. */
+  private volatile long restarts;
+  private volatile long restartNanos;
+  private volatile long passes;
+  private volatile long passNanos;
+
   /** @param background whether this class's own thread runs passive passes */
   Checkpointer(String url, long restartFrames, boolean background) throws SQLException {
     this.restartFrames = restartFrames;
@@ -108,11 +114,14 @@ final class Checkpointer implements AutoCloseable {
   /** One passive pass: copies what it can and notes how long the WAL is. */
   void passOnce() throws SQLException {
     running.lock();
+    long began = System.nanoTime();
     try {
       long frames = checkpoint(conn, "PASSIVE");
       // Until the writer's next commit starts the WAL over, it still looks as long as it was.
       walFrames = frames == restartedAt ? 0 : frames;
     } finally {
+      passNanos += System.nanoTime() - began;
+      passes++;
       running.unlock();
     }
   }
@@ -130,8 +139,11 @@ final class Checkpointer implements AutoCloseable {
     }
     try {
       writer.setAutoCommit(true);
+      long began = System.nanoTime();
       try {
         long frames = checkpoint(writer, "RESTART");
+        restartNanos += System.nanoTime() - began;
+        restarts++;
         if (frames >= 0) {
           restartedAt = frames;
           walFrames = 0;
@@ -145,6 +157,27 @@ final class Checkpointer implements AutoCloseable {
     } finally {
       running.unlock();
     }
+  }
+
+  /** Frames in the WAL as the last checkpoint saw them. */
+  long walFrames() {
+    return walFrames;
+  }
+
+  long restarts() {
+    return restarts;
+  }
+
+  long restartNanos() {
+    return restartNanos;
+  }
+
+  long passes() {
+    return passes;
+  }
+
+  long passNanos() {
+    return passNanos;
   }
 
   /**

@@ -132,7 +132,11 @@ final class GroupCommitWriter implements AutoCloseable {
    * also in its own batch's {@link Completion}, which answers it if no earlier fsync did.
    */
   private final ConcurrentLinkedQueue<Waiting> awaitingDurable = new ConcurrentLinkedQueue<>();
-  private long batches;
+  /** Batches committed; written by the writer's thread only, read by metrics. */
+  private volatile long batches;
+  /** WAL fsyncs and the time they took; written by the fsync thread only, read by metrics. */
+  private volatile long syncs;
+  private volatile long syncNanos;
 
   /** A committed claim and its deliveries, to answer once every message in them is durable. */
   private record Waiting(Pending<?> pending, List<?> deliveries) {}
@@ -180,8 +184,11 @@ final class GroupCommitWriter implements AutoCloseable {
         }
       }
       committed.drainTo(ready);
+      long began = System.nanoTime();
       try {
         walSync.sync();
+        syncNanos += System.nanoTime() - began;
+        syncs++;
       } catch (java.io.IOException | RuntimeException e) {
         // The commits happened but may not be durable: never claim they are. Fail the callers;
         // the rows stay and are seen (and reported) by whoever reads them next.
@@ -224,6 +231,21 @@ final class GroupCommitWriter implements AutoCloseable {
     void fail(StoreException e) {
       batch.forEach(p -> p.done().completeExceptionally(e));
     }
+  }
+
+  /** Batches committed so far, each one transaction. */
+  long commits() {
+    return batches;
+  }
+
+  /** WAL fsyncs so far that succeeded. */
+  long syncs() {
+    return syncs;
+  }
+
+  /** Time those fsyncs took, in nanoseconds. */
+  long syncNanos() {
+    return syncNanos;
   }
 
   /** Runs an operation in the next group commit and returns its result once committed. */
