@@ -244,7 +244,7 @@ public final class SqliteStore implements Store {
             GroupCommitWriter::syncs,
             GroupCommitWriter::syncNanos,
             TimeUnit.NANOSECONDS)
-        .description("fsyncs of the WAL file; every answer to a write waits for one")
+        .description("fsyncs of the WAL file; a write is answered only after one")
         .register(registry);
     FunctionTimer.builder(
             "wharf_sqlite_checkpoint_pass",
@@ -260,7 +260,7 @@ public final class SqliteStore implements Store {
             Checkpointer::restarts,
             Checkpointer::restartNanos,
             TimeUnit.NANOSECONDS)
-        .description("WAL restarts; the writer waits for each")
+        .description("WAL restart checkpoints, also those readers made give up; the writer waits for each")
         .register(registry);
     Gauge.builder("wharf_sqlite_wal_frames", checkpointer, Checkpointer::walFrames)
         .description("Frames in the WAL as the last checkpoint saw them")
