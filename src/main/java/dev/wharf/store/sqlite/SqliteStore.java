@@ -260,7 +260,8 @@ public final class SqliteStore implements Store {
             Checkpointer::restarts,
             Checkpointer::restartNanos,
             TimeUnit.NANOSECONDS)
-        .description("WAL restart checkpoints, also those readers made give up; the writer waits for each")
+        .description(
+            "WAL restart checkpoints, also those readers made give up; the writer waits for each")
         .register(registry);
     Gauge.builder("wharf_sqlite_wal_frames", checkpointer, Checkpointer::walFrames)
         .description("Frames in the WAL as the last checkpoint saw them")
