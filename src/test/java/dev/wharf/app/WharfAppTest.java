@@ -49,25 +49,10 @@ class WharfAppTest {
         config("server: {port: 0}\nstorage: {path: '" + dir.resolve("m.db") + "'}\n");
     HttpClient client = HttpClient.newHttpClient();
     try (WharfApp app = WharfApp.start(cfg)) {
-      HttpResponse<String> put =
-          client.send(
-              HttpRequest.newBuilder(URI.create(app.url() + "/v1/queues/m"))
-                  .PUT(HttpRequest.BodyPublishers.ofString("{}"))
-                  .build(),
-              HttpResponse.BodyHandlers.ofString());
-      assertThat(put.statusCode()).isEqualTo(201);
-      HttpResponse<String> published =
-          client.send(
-              HttpRequest.newBuilder(URI.create(app.url() + "/v1/queues/m/messages"))
-                  .POST(HttpRequest.BodyPublishers.ofString("{\"body\": 1}"))
-                  .build(),
-              HttpResponse.BodyHandlers.ofString());
-      assertThat(published.statusCode()).isEqualTo(201);
-      String metrics =
-          client.send(
-                  HttpRequest.newBuilder(URI.create(app.url() + "/metrics")).build(),
-                  HttpResponse.BodyHandlers.ofString())
-              .body();
+      assertThat(send(client, app, "PUT", "/v1/queues/m", "{}").statusCode()).isEqualTo(201);
+      assertThat(send(client, app, "POST", "/v1/queues/m/messages", "{\"body\": 1}").statusCode())
+          .isEqualTo(201);
+      String metrics = send(client, app, "GET", "/metrics", null).body();
       // The publish committed and was fsynced before it was answered.
       assertThat(sample(metrics, "wharf_sqlite_commits_total")).isPositive();
       assertThat(sample(metrics, "wharf_sqlite_wal_fsync_seconds_count")).isPositive();
@@ -77,6 +62,15 @@ class WharfAppTest {
           .contains("wharf_sqlite_checkpoint_pass_seconds_count")
           .contains("wharf_sqlite_wal_frames");
     }
+  }
+
+  private static HttpResponse<String> send(
+      HttpClient client, WharfApp app, String method, String path, String body) throws Exception {
+    HttpRequest.BodyPublisher content =
+        body == null ? HttpRequest.BodyPublishers.noBody() : HttpRequest.BodyPublishers.ofString(body);
+    return client.send(
+        HttpRequest.newBuilder(URI.create(app.url() + path)).method(method, content).build(),
+        HttpResponse.BodyHandlers.ofString());
   }
 
   /** The value of an unlabelled sample in Prometheus text. */
