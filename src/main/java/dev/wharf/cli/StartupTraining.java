@@ -1,15 +1,17 @@
 package dev.wharf.cli;
 
 import com.fasterxml.jackson.databind.JsonNode;
+import com.fasterxml.jackson.databind.ObjectMapper;
 import com.fasterxml.jackson.databind.node.ArrayNode;
 import com.fasterxml.jackson.databind.node.ObjectNode;
 import dev.wharf.app.ServerWarmup;
 import dev.wharf.app.WharfApp;
-import java.io.ByteArrayInputStream;
+import dev.wharf.bench.HttpConn;
+import dev.wharf.bench.MiniHttp;
 import java.io.IOException;
 import java.io.PrintWriter;
-import java.io.StringWriter;
 import java.io.UncheckedIOException;
+import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.util.Comparator;
@@ -17,11 +19,11 @@ import java.util.Map;
 import java.util.stream.Stream;
 
 /**
- * The run {@code bin/wharf} records JDK 25's ahead-of-time cache from, once per build: a server on
- * a throwaway SQLite file and an ephemeral loopback port, the data routes a worker uses, a message
- * taken to the DLQ and back, and the client commands, then a clean stop. The JVM writes what this
- * loaded, linked and profiled to the cache at exit; later starts map it instead of loading the
- * same classes from the jar, and a restart after a crash is mostly such loading.
+ * The run {@code bin/wharf} records its class-data archive from, once per build: a server on a
+ * throwaway SQLite file and an ephemeral loopback port, the routes a worker and an operator use, a
+ * message taken to the DLQ and back, then a clean stop. The JVM writes the classes this loaded to
+ * the archive at exit; later starts map them instead of loading them from the jar, and a restart
+ * after a crash is mostly such loading.
  *
  * <p>Each step goes through the real server and fails the run if the server does not answer as
  * expected, so a training that stopped exercising what it names is noticed ({@code
@@ -30,6 +32,7 @@ import java.util.stream.Stream;
 public final class StartupTraining {
   private static final String QUEUE = "training";
   private static final String DLQ = "training.dlq";
+  private static final ObjectMapper JSON = new ObjectMapper();
 
   private StartupTraining() {}
 
@@ -53,11 +56,11 @@ public final class StartupTraining {
       ServerWarmup.begin();
       try (WharfApp app = WharfApp.start(CliConfig.load(config, Map.of()))) {
         log.println("training: server on " + app.url());
-        exercise(app.url(), log);
+        exercise(app.port(), log);
       }
       log.println("training: done");
       return 0;
-    } catch (CliException | IllegalStateException | IOException e) {
+    } catch (IOException | RuntimeException e) {
       log.println("training: failed: " + e.getMessage());
       return 1;
     } finally {
@@ -82,71 +85,76 @@ public final class StartupTraining {
         .formatted(dir.resolve("wharf.db"), QUEUE, DLQ, DLQ);
   }
 
-  private static void exercise(String url, PrintWriter log) {
-    WharfClient client = new WharfClient(url, null);
-    String data = "/v1/queues/" + QUEUE;
-    client.get("/healthz");
-    client.get("/readyz");
+  /**
+   * Through a raw loopback connection rather than {@link WharfClient}: the JDK's HTTP client would
+   * enter the archive too, and every server would map classes it never uses.
+   */
+  private static void exercise(int port, PrintWriter log) throws IOException {
+    try (MiniHttp http = new MiniHttp(port, null)) {
+      String data = "/v1/queues/" + QUEUE;
+      call(http, "GET", "/healthz", null);
+      call(http, "GET", "/readyz", null);
 
-    ObjectNode one = WharfClient.JSON.createObjectNode();
-    one.putObject("body").put("event", "invoice.paid").put("amount", 4200);
-    one.putObject("headers").put("x-source", "training");
-    client.post(data + "/messages", one);
-    ObjectNode batch = WharfClient.JSON.createObjectNode();
-    ArrayNode messages = batch.putArray("messages");
-    for (int i = 0; i < 10; i++) {
-      messages.addObject().put("body", "line " + i).put("content_type", "text");
+      String one = "{\"body\":{\"event\":\"invoice.paid\",\"amount\":4200},"
+          + "\"headers\":{\"x-source\":\"training\"}}";
+      call(http, "POST", data + "/messages", one);
+      StringBuilder batch = new StringBuilder("{\"messages\":[");
+      for (int i = 0; i < 10; i++) {
+        batch.append(i == 0 ? "" : ",")
+            .append("{\"body\":\"line ").append(i).append("\",\"content_type\":\"text\"}");
+      }
+      call(http, "POST", data + "/messages", batch.append("]}").toString());
+      JsonNode received = call(http, "POST", data + "/receive", receive(11)).path("messages");
+      expect(received.size() == 11, "receive gave " + received);
+      call(http, "POST", data + "/ack", settle(received, null));
+      log.println("training: published 11, received and acked them");
+
+      call(http, "POST", data + "/messages", one);
+      for (int attempt = 1; attempt <= 2; attempt++) {
+        JsonNode got = call(http, "POST", data + "/receive", receive(1)).path("messages");
+        expect(got.size() == 1, "attempt " + attempt + " received " + got);
+        call(http, "POST", data + "/nack", settle(got, "training"));
+      }
+      JsonNode stats = call(http, "GET", data, null).path("stats");
+      expect(stats.path("dead").asLong() == 1, "the queue's stats say " + stats);
+      call(http, "GET", data + "/dlq?limit=10", null);
+      JsonNode redriven = call(http, "POST", data + "/dlq/redrive", "{}");
+      expect(redriven.path("redriven").asLong() == 1, "redrive gave " + redriven);
+      log.println("training: nacked one until it was dead, and redrove it");
+
+      call(http, "GET", "/v1/queues", null);
+      call(http, "GET", data + "/messages?state=ready&limit=10", null);
+      call(http, "POST", data + "/purge", "{}");
+      call(http, "GET", "/metrics", null);
+      log.println("training: listed the queues, purged one, read the metrics");
     }
-    client.post(data + "/messages", batch);
-    JsonNode received = client.post(data + "/receive", receive(11));
-    expect(received.path("messages").size() == 11, "receive gave " + received);
-    settle(client, data + "/ack", received.path("messages"), null);
-    log.println("training: published 11, received and acked them");
-
-    client.post(data + "/messages", one);
-    for (int attempt = 1; attempt <= 2; attempt++) {
-      JsonNode got = client.post(data + "/receive", receive(1)).path("messages");
-      expect(got.size() == 1, "attempt " + attempt + " received " + got);
-      settle(client, data + "/nack", got, "training");
-    }
-    long dead = client.get("/v1/queues/" + DLQ).path("stats").path("ready").asLong();
-    expect(dead == 1, "the DLQ holds " + dead + " messages, not 1");
-    log.println("training: nacked one until it was dead");
-
-    cli(log, "queues", "dlq", QUEUE, "--url", url);
-    cli(log, "queues", "retry", QUEUE, "--url", url);
-    cli(log, "queues", "list", "--url", url);
-    cli(log, "queues", "inspect", QUEUE, "--url", url);
-    cli(log, "queues", "peek", QUEUE, "--url", url);
-    cli(log, "publish", QUEUE, "--url", url, "--data", "{\"event\":\"training\"}");
-    cli(log, "queues", "drain", QUEUE, "--force", "--url", url);
-    client.get("/metrics");
   }
 
-  private static ObjectNode receive(int max) {
-    return WharfClient.JSON.createObjectNode().put("max", max).put("wait", "1s");
+  /** One request; its answer's JSON (an empty object when it has none). */
+  private static JsonNode call(MiniHttp http, String method, String path, String body)
+      throws IOException {
+    HttpConn.Response r =
+        http.send(method, path, body == null ? null : body.getBytes(StandardCharsets.UTF_8));
+    String text = new String(r.body(), StandardCharsets.UTF_8);
+    expect(r.ok(), method + " " + path + " answered " + r.status() + ": " + text);
+    if (!text.startsWith("{")) {
+      return JSON.createObjectNode();
+    }
+    return JSON.readTree(text);
   }
 
-  private static void settle(WharfClient client, String path, JsonNode got, String reason) {
-    ObjectNode body = WharfClient.JSON.createObjectNode();
+  private static String receive(int max) {
+    return "{\"max\":" + max + ",\"wait\":\"1s\"}";
+  }
+
+  private static String settle(JsonNode got, String reason) {
+    ObjectNode body = JSON.createObjectNode();
     ArrayNode leases = body.putArray("lease_ids");
     got.forEach(m -> leases.add(m.path("lease_id").asText()));
     if (reason != null) {
       body.put("reason", reason);
     }
-    client.post(path, body);
-  }
-
-  /** A client command as a user runs it, its output kept out of the log. */
-  private static void cli(PrintWriter log, String... args) {
-    StringWriter out = new StringWriter();
-    StringWriter err = new StringWriter();
-    int code =
-        Main.run(args, Map.of(), new ByteArrayInputStream(new byte[0]), new PrintWriter(out),
-            new PrintWriter(err));
-    expect(code == 0, String.join(" ", args) + " exited " + code + ": " + err);
-    log.println("training: wharf " + String.join(" ", args.length > 2 ? new String[] {args[0],
-        args[1]} : args));
+    return body.toString();
   }
 
   private static void expect(boolean ok, String what) {
