@@ -1,6 +1,7 @@
 package dev.wharf.bench;
 
 import java.io.IOException;
+import java.nio.file.Path;
 import java.util.List;
 import java.util.concurrent.Callable;
 import picocli.CommandLine;
@@ -92,6 +93,13 @@ public final class Bench implements Callable<Integer> {
       description = "run the scenarios this many times, then print the median of each figure")
   int repeat;
 
+  @Option(names = "--probe-dir", description = "where the machine probe's fsyncs go (default: the"
+      + " temp dir); give a directory on the server's disk")
+  Path probeDir;
+
+  @Option(names = "--no-probe", description = "skip the machine probe printed before the scenarios")
+  boolean noProbe;
+
   private final Medians medians = new Medians();
 
   public static void main(String[] args) {
@@ -130,6 +138,16 @@ public final class Bench implements Callable<Integer> {
     System.out.printf("wharf bench: 127.0.0.1:%d (server pid %s), %s client on %s threads, %d"
         + " cores%n", port, pid > 0 ? pid : "unknown", client, threads,
         Runtime.getRuntime().availableProcessors());
+    if (!noProbe) {
+      Path dir = probeDir != null ? probeDir : Path.of(System.getProperty("java.io.tmpdir"));
+      try {
+        MachineProbe.take(dir).print(System.out, json);
+      } catch (IOException e) {
+        System.err.println("the machine probe cannot write in " + dir + " (" + e.getMessage()
+            + "); give --probe-dir, or --no-probe");
+        return 2;
+      }
+    }
     for (int i = 1; i <= repeat; i++) {
       if (repeat > 1) {
         System.out.printf("-- run %d of %d%n", i, repeat);
