@@ -21,6 +21,21 @@ final class LatencyScenario {
   private LatencyScenario() {}
 
   /** @param peakHint single-publish peak msg/s measured earlier in this run, or 0 */
+  /**
+   * Publishers more than 2% short of the rate asked mean the server (or the machine) could not
+   * carry it: the latencies then include the queueing of a saturated server, which a reader of
+   * "latency at rate R" should know. Null when the rate was reached.
+   */
+  static String shortfall(double asked, double reached) {
+    if (reached >= asked * 0.98) {
+      return null;
+    }
+    return String.format(
+        "publishers reached %.0f of the %.0f msg/s asked (%.0f%%): the server did not keep up,"
+            + " so these latencies include its queueing",
+        reached, asked, 100 * reached / asked);
+  }
+
   static Result run(Target target, Options o, double peakHint) throws IOException {
     double peak = 0;
     double rate = o.rate();
@@ -61,6 +76,12 @@ final class LatencyScenario {
           rate, peak > 0 ? String.format(" (half the measured peak %.0f)", peak) : "",
           o.clients(), target.multiplexed() ? " on one thread" : ", a thread each"));
       r.rates("publish", published, o.seconds());
+      double reached = published.messages / o.seconds();
+      r.put("rate_reached", Result.round(reached / rate));
+      String behind = shortfall(rate, reached);
+      if (behind != null) {
+        r.line("warning: " + behind);
+      }
       r.put("received", endToEndUs.getTotalCount());
       if (endToEndUs.getTotalCount() < measuredPublished.get()) {
         r.line("warning: " + (measuredPublished.get() - endToEndUs.getTotalCount())
