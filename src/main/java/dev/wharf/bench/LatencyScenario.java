@@ -20,7 +20,6 @@ final class LatencyScenario {
   private static final long TAIL_NS = 5_000_000_000L;
   private LatencyScenario() {}
 
-  /** @param peakHint single-publish peak msg/s measured earlier in this run, or 0 */
   /**
    * Publishers more than 2% short of the rate asked mean the server (or the machine) could not
    * carry it: the latencies then include the queueing of a saturated server, which a reader of
@@ -36,6 +35,7 @@ final class LatencyScenario {
         reached, asked, 100 * reached / asked);
   }
 
+  /** @param peakHint single-publish peak msg/s measured earlier in this run, or 0 */
   static Result run(Target target, Options o, double peakHint) throws IOException {
     double peak = 0;
     double rate = o.rate();
