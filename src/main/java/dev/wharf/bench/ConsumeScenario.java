@@ -1,6 +1,7 @@
 package dev.wharf.bench;
 
 import com.fasterxml.jackson.databind.JsonNode;
+import dev.wharf.loopback.HttpConn;
 import java.io.IOException;
 import java.util.ArrayList;
 import java.util.List;

@@ -1,5 +1,6 @@
 package dev.wharf.bench;
 
+import dev.wharf.loopback.HttpConn;
 import java.io.IOException;
 import java.nio.charset.StandardCharsets;
 import java.util.List;

@@ -1,5 +1,7 @@
 package dev.wharf.bench;
 
+import dev.wharf.loopback.HttpConn;
+import dev.wharf.loopback.MiniHttp;
 import java.io.IOException;
 import java.net.URI;
 import java.net.http.HttpClient;

@@ -1,5 +1,6 @@
 package dev.wharf.bench;
 
+import dev.wharf.loopback.HttpConn;
 import java.io.IOException;
 import java.util.ArrayList;
 import java.util.List;

@@ -1,5 +1,6 @@
 package dev.wharf.bench;
 
+import dev.wharf.loopback.MiniHttp;
 import java.io.EOFException;
 import java.io.IOException;
 import java.io.UncheckedIOException;

@@ -2,6 +2,8 @@ package dev.wharf.bench;
 
 import com.fasterxml.jackson.databind.JsonNode;
 import com.fasterxml.jackson.databind.ObjectMapper;
+import dev.wharf.loopback.HttpConn;
+import dev.wharf.loopback.MiniHttp;
 import java.io.IOException;
 import java.nio.charset.StandardCharsets;
 import java.util.concurrent.ThreadLocalRandom;

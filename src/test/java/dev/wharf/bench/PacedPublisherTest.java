@@ -1,10 +1,9 @@
 package dev.wharf.bench;
 
-import static org.assertj.core.api.Assertions.assertThat;
-
 import com.fasterxml.jackson.databind.ObjectMapper;
 import dev.wharf.app.WharfApp;
 import dev.wharf.config.ConfigLoader;
+import dev.wharf.loopback.MiniHttp;
 import java.nio.charset.StandardCharsets;
 import java.nio.file.Path;
 import java.util.ArrayList;
@@ -13,6 +12,7 @@ import java.util.Map;
 import java.util.concurrent.atomic.AtomicLong;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
+import static org.assertj.core.api.Assertions.assertThat;
 
 /** The latency scenario's schedule, and its multiplexed publishers against a real server. */
 class PacedPublisherTest {

@@ -2,8 +2,8 @@ package dev.wharf.crash;
 
 import com.fasterxml.jackson.databind.JsonNode;
 import com.fasterxml.jackson.databind.ObjectMapper;
-import dev.wharf.bench.HttpConn;
-import dev.wharf.bench.MiniHttp;
+import dev.wharf.loopback.HttpConn;
+import dev.wharf.loopback.MiniHttp;
 import java.io.IOException;
 import java.nio.charset.StandardCharsets;
 import java.util.ArrayList;

@@ -3,8 +3,8 @@ package dev.wharf.crash;
 import static org.assertj.core.api.Assertions.assertThat;
 
 import com.fasterxml.jackson.databind.JsonNode;
-import dev.wharf.bench.HttpConn;
-import dev.wharf.bench.MiniHttp;
+import dev.wharf.loopback.HttpConn;
+import dev.wharf.loopback.MiniHttp;
 import dev.wharf.store.postgres.PostgresSettings;
 import dev.wharf.store.postgres.TestDatabase;
 import java.io.IOException;

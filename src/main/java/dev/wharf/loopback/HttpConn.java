@@ -1,4 +1,4 @@
-package dev.wharf.bench;
+package dev.wharf.loopback;
 
 import java.io.Closeable;
 import java.io.IOException;

@@ -1,4 +1,4 @@
-package dev.wharf.bench;
+package dev.wharf.loopback;
 
 import java.io.ByteArrayOutputStream;
 import java.io.EOFException;
@@ -110,7 +110,7 @@ public final class MiniHttp implements HttpConn {
   }
 
   /** A whole request, head and body in one array. */
-  static byte[] request(int port, String token, String method, String path, byte[] body) {
+  public static byte[] request(int port, String token, String method, String path, byte[] body) {
     return build(port, headersFor(token), method, path, body);
   }
 

@@ -1,4 +1,4 @@
-package dev.wharf.bench;
+package dev.wharf.loopback;
 
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
