@@ -19,7 +19,12 @@ public final class Replies {
   private Replies() {}
 
   public static byte[] bytes(Body body) {
-    ByteArrayOutputStream out = new ByteArrayOutputStream(256);
+    return bytes(256, body);
+  }
+
+  /** @param expectedSize the answer's likely length in bytes, the buffer's first size */
+  public static byte[] bytes(int expectedSize, Body body) {
+    ByteArrayOutputStream out = new ByteArrayOutputStream(expectedSize);
     try (JsonGenerator g = Json.FACTORY.createGenerator(out)) {
       body.write(g);
     } catch (IOException e) {

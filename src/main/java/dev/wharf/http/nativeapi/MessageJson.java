@@ -2,7 +2,9 @@ package dev.wharf.http.nativeapi;
 
 import com.fasterxml.jackson.core.JsonGenerator;
 import dev.wharf.http.Json;
+import dev.wharf.http.RawJson;
 import dev.wharf.http.Replies;
+import dev.wharf.store.ContentType;
 import dev.wharf.store.Delivery;
 import dev.wharf.store.Message;
 import dev.wharf.store.MessageState;
@@ -19,6 +21,7 @@ final class MessageJson {
   /** {@code {"messages": [...]}} of deliveries, as receive answers. */
   static byte[] deliveries(List<Delivery> got) {
     return Replies.bytes(
+        expectedSize(got),
         g -> {
           g.writeStartObject();
           g.writeArrayFieldStart("messages");
@@ -28,6 +31,18 @@ final class MessageJson {
           g.writeEndArray();
           g.writeEndObject();
         });
+  }
+
+  /** Payloads plus each message's fields, so a large answer is not grown by doubling. */
+  private static int expectedSize(List<Delivery> got) {
+    long size = 32;
+    for (Delivery d : got) {
+      byte[] p = d.message().payload();
+      // Text may grow by escaping, bytes by base64; JSON is copied as it is.
+      long factor = d.message().contentType() == ContentType.JSON ? 1 : 2;
+      size += 320 + (p == null ? 0 : p.length * factor);
+    }
+    return (int) Math.min(size, 1 << 24);
   }
 
   static byte[] delivery(Delivery d) {
@@ -103,7 +118,7 @@ final class MessageJson {
         if (Json.isValid(p)) {
           g.writeStringField("content_type", "json");
           g.writeFieldName("body");
-          g.writeRawValue(new String(p, StandardCharsets.UTF_8));
+          g.writeRawValue(new RawJson(p));
         } else {
           // Stored by a path that did not check it: still deliverable, as base64.
           g.writeStringField("content_type", "bytes");
