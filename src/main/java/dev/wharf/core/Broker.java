@@ -201,7 +201,6 @@ public final class Broker implements AutoCloseable {
       }
       rows.add(
           new NewMessage(
-              Ids.messageId(now.toEpochMilli()),
               p.contentType(),
               p.payload(),
               p.headers(),

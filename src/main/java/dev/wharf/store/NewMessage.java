@@ -4,8 +4,8 @@ import java.time.Instant;
 import java.util.Map;
 
 /**
- * A message about to be written. The core has already resolved ids and times, so both backends
- * store exactly the same thing.
+ * A message about to be written. The core has already resolved its times; the store gives it its
+ * id as it writes it (see {@link MessageIds}).
  *
  * @param metadata a JSON object as text, or null
  * @param expiresAt null when no TTL applies
@@ -13,7 +13,6 @@ import java.util.Map;
  * @param key null unless the publisher asked for an upsert of the ready message with this key
  */
 public record NewMessage(
-    String id,
     ContentType contentType,
     byte[] payload,
     Map<String, String> headers,

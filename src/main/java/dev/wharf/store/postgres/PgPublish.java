@@ -1,6 +1,7 @@
 package dev.wharf.store.postgres;
 
 import dev.wharf.store.jdbc.MessageRows;
+import dev.wharf.store.MessageIds;
 import dev.wharf.store.MessageState;
 import dev.wharf.store.NewMessage;
 import dev.wharf.store.PublishBatch;
@@ -44,8 +45,9 @@ final class PgPublish {
     for (Plain p : ops) {
       List<PublishResult> results = new ArrayList<>(p.batch().messages().size());
       for (NewMessage m : p.batch().messages()) {
-        rows.add(p.batch(), m);
-        results.add(new PublishResult(m.id(), false, false));
+        String id = MessageIds.random(p.batch().now().toEpochMilli());
+        rows.add(p.batch(), m, id);
+        results.add(new PublishResult(id, false, false));
       }
       out.add(results);
     }
@@ -58,7 +60,8 @@ final class PgPublish {
     List<PublishResult> out = new ArrayList<>(b.messages().size());
     Inserts pending = new Inserts();
     for (NewMessage m : b.messages()) {
-      if (m.idempotencyKey() != null && !claimIdempotency(tx, b, m)) {
+      String id = MessageIds.random(b.now().toEpochMilli());
+      if (m.idempotencyKey() != null && !claimIdempotency(tx, b, m, id)) {
         out.add(new PublishResult(firstOf(tx, b.queue(), m.idempotencyKey()), true, false));
         continue;
       }
@@ -69,8 +72,8 @@ final class PgPublish {
         r = replaceByKey(tx, b.queue(), m);
       }
       if (r == null) {
-        pending.add(b, m);
-        r = new PublishResult(m.id(), false, false);
+        pending.add(b, m, id);
+        r = new PublishResult(id, false, false);
       } else if (m.idempotencyKey() != null) {
         PreparedStatement ps =
             tx.prepare("UPDATE idempotency SET message_id = ? WHERE queue = ? AND ikey = ?");
@@ -92,7 +95,7 @@ final class PgPublish {
    * concurrent writer of the same key (another lane or node) to commit, so two publishes with one
    * key can never both win.
    */
-  private static boolean claimIdempotency(PgTx tx, PublishBatch b, NewMessage m)
+  private static boolean claimIdempotency(PgTx tx, PublishBatch b, NewMessage m, String id)
       throws SQLException {
     PreparedStatement ps =
         tx.prepare(
@@ -101,7 +104,7 @@ final class PgPublish {
                 + " expires_at = EXCLUDED.expires_at WHERE idempotency.expires_at <= ?");
     ps.setString(1, b.queue());
     ps.setString(2, m.idempotencyKey());
-    ps.setString(3, m.id());
+    ps.setString(3, id);
     ps.setLong(4, b.idempotencyUntil().toEpochMilli());
     ps.setLong(5, b.now().toEpochMilli());
     return ps.executeUpdate() == 1;
@@ -149,10 +152,12 @@ final class PgPublish {
   private static final class Inserts {
     private final List<PublishBatch> batches = new ArrayList<>();
     private final List<NewMessage> messages = new ArrayList<>();
+    private final List<String> assigned = new ArrayList<>();
 
-    void add(PublishBatch b, NewMessage m) {
+    void add(PublishBatch b, NewMessage m, String id) {
       batches.add(b);
       messages.add(m);
+      assigned.add(id);
     }
 
     void flush(PgTx tx) throws SQLException {
@@ -173,7 +178,7 @@ final class PgPublish {
       for (int i = 0; i < n; i++) {
         PublishBatch b = batches.get(i);
         NewMessage m = messages.get(i);
-        ids[i] = m.id();
+        ids[i] = assigned.get(i);
         queues[i] = b.queue();
         types[i] = m.contentType().ordinal();
         payloads[i] = m.payload();
@@ -212,6 +217,7 @@ final class PgPublish {
       }
       batches.clear();
       messages.clear();
+      assigned.clear();
     }
   }
 }

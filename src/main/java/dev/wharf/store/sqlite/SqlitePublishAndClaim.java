@@ -5,6 +5,7 @@ import dev.wharf.store.ClaimRequest;
 import dev.wharf.store.Delivery;
 import dev.wharf.store.LeaseIds;
 import dev.wharf.store.Message;
+import dev.wharf.store.MessageIds;
 import dev.wharf.store.MessageState;
 import dev.wharf.store.NewMessage;
 import dev.wharf.store.PublishBatch;
@@ -41,8 +42,7 @@ final class SqlitePublishAndClaim {
       }
       PublishResult r = m.key() != null ? replaceByKey(tx, b.queue(), m) : null;
       if (r == null) {
-        insert(tx, b.queue(), m, now);
-        r = new PublishResult(m.id(), false, false);
+        r = new PublishResult(insert(tx, b.queue(), m, now), false, false);
       }
       if (m.idempotencyKey() != null) {
         PreparedStatement ps =
@@ -203,14 +203,17 @@ final class SqlitePublishAndClaim {
         }
         PublishBatch b = batches.get(batch);
         NewMessage m = b.messages().get(inBatch++);
-        ps.setLong(p++, tx.nextSeq());
-        ps.setString(p++, m.id());
+        long seq = tx.nextSeq();
+        long now = b.now().toEpochMilli();
+        String id = MessageIds.sequenced(now, seq);
+        ps.setLong(p++, seq);
+        ps.setString(p++, id);
         ps.setString(p++, queue);
         ps.setInt(p++, MessageRows.contentType(m.contentType()));
         ps.setBytes(p++, m.payload());
-        ps.setLong(p++, b.now().toEpochMilli());
+        ps.setLong(p++, now);
         ps.setLong(p++, m.visibleAt().toEpochMilli());
-        out.add(new PublishResult(m.id(), false, false));
+        out.add(new PublishResult(id, false, false));
       }
       if (ps.executeUpdate() != rows) {
         throw new SQLException("a multi-row insert wrote fewer rows than it had");
@@ -221,14 +224,17 @@ final class SqlitePublishAndClaim {
     return out;
   }
 
-  private static void insert(Tx tx, String queue, NewMessage m, long now) throws SQLException {
+  /** Writes one new message and returns the id it was given. */
+  private static String insert(Tx tx, String queue, NewMessage m, long now) throws SQLException {
     String headers = MessageRows.headers(m.headers());
     Long expiresAt = MessageRows.millis(m.expiresAt());
     boolean plain =
         headers == null && m.metadata() == null && expiresAt == null && m.key() == null;
     PreparedStatement ps = tx.prepare(plain ? INSERT_PLAIN : INSERT_FULL);
-    ps.setLong(1, tx.nextSeq());
-    ps.setString(2, m.id());
+    long seq = tx.nextSeq();
+    String id = MessageIds.sequenced(now, seq);
+    ps.setLong(1, seq);
+    ps.setString(2, id);
     ps.setString(3, queue);
     ps.setInt(4, MessageRows.contentType(m.contentType()));
     ps.setBytes(5, m.payload());
@@ -242,6 +248,7 @@ final class SqlitePublishAndClaim {
     }
     ps.executeUpdate();
     tx.delta.add(queue, READY, null, 1);
+    return id;
   }
 
   static List<Delivery> claim(Tx tx, ClaimRequest r) throws SQLException {

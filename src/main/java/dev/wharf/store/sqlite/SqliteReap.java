@@ -98,7 +98,7 @@ final class SqliteReap {
     return ps.executeUpdate();
   }
 
-  static int redrive(Tx tx, RedriveRequest r) throws SQLException {
+  static int redrive(Tx tx, RedriveRequest r, IdLookup ids) throws SQLException {
     List<Held> due = new ArrayList<>();
     String select =
         "SELECT seq, queue, state, lease_id, 0, attempt, original_queue FROM messages"
@@ -110,11 +110,15 @@ final class SqliteReap {
       ps.setInt(3, r.limit());
       due.addAll(held(ps));
     } else {
-      PreparedStatement ps = tx.prepare(select + " AND id = ?");
+      PreparedStatement ps = tx.prepare(select + " AND seq = ?");
       for (String id : r.ids()) {
+        long seq = ids.seq(tx, r.deadLetterQueue(), id);
+        if (seq < 0) {
+          continue;
+        }
         ps.setString(1, r.deadLetterQueue());
         ps.setString(2, r.originalQueue());
-        ps.setString(3, id);
+        ps.setLong(3, seq);
         due.addAll(held(ps));
       }
     }

@@ -1,6 +1,7 @@
 package dev.wharf.store.sqlite;
 
 import java.sql.Connection;
+import java.sql.ResultSet;
 import java.sql.SQLException;
 import java.sql.Statement;
 import java.util.List;
@@ -9,65 +10,117 @@ import java.util.List;
  * The SQLite schema, versioned through {@code PRAGMA user_version}. Migrations are forward-only:
  * a database is taken from whatever version it has to the newest, each step in one transaction.
  *
- * <p>Times are epoch milliseconds. {@code seq} (the rowid) is publish order and the lease-id
- * prefix. Partial indexes keep every hot lookup a range scan over just the rows in one state:
- * claims read {@code m_ready} in delivery order, the lease reaper {@code m_leased}.
+ * <p>Times are epoch milliseconds. {@code seq} (the rowid) is publish order, the lease-id prefix
+ * and, from version 2, the last part of the message id. Partial indexes keep every hot lookup a
+ * range scan over just the rows in one state: claims read {@code m_ready} in delivery order, the
+ * lease reaper {@code m_leased}.
  *
  * <p>Public only for {@code bench.SqliteFloorBench}, which measures bare SQLite on this schema.
  */
 public final class SqliteSchema {
-  private static final List<List<String>> MIGRATIONS =
+  /** The messages table's columns; version 1 also had {@code UNIQUE} on {@code id}. */
+  private static final String MESSAGE_COLUMNS =
+      """
+      (
+        seq INTEGER PRIMARY KEY,
+        id TEXT NOT NULL%s,
+        queue TEXT NOT NULL,
+        state INTEGER NOT NULL,
+        content_type INTEGER NOT NULL,
+        payload BLOB NOT NULL,
+        headers TEXT,
+        metadata TEXT,
+        attempt INTEGER NOT NULL,
+        published_at INTEGER NOT NULL,
+        visible_at INTEGER NOT NULL,
+        lease_id TEXT,
+        lease_until INTEGER,
+        expires_at INTEGER,
+        msg_key TEXT,
+        original_queue TEXT,
+        dead_reason TEXT,
+        died_at INTEGER)
+      """;
+
+  private static final List<String> MESSAGE_INDEXES =
       List.of(
-          List.of(
-              """
-              CREATE TABLE queues(
-                name TEXT PRIMARY KEY,
-                settings TEXT NOT NULL,
-                config_hash TEXT)
-              """,
-              """
-              CREATE TABLE messages(
-                seq INTEGER PRIMARY KEY,
-                id TEXT NOT NULL UNIQUE,
-                queue TEXT NOT NULL,
-                state INTEGER NOT NULL,
-                content_type INTEGER NOT NULL,
-                payload BLOB NOT NULL,
-                headers TEXT,
-                metadata TEXT,
-                attempt INTEGER NOT NULL,
-                published_at INTEGER NOT NULL,
-                visible_at INTEGER NOT NULL,
-                lease_id TEXT,
-                lease_until INTEGER,
-                expires_at INTEGER,
-                msg_key TEXT,
-                original_queue TEXT,
-                dead_reason TEXT,
-                died_at INTEGER)
-              """,
-              "CREATE INDEX m_ready ON messages(queue, visible_at, seq) WHERE state = 0",
-              "CREATE INDEX m_leased ON messages(lease_until) WHERE state = 1",
-              "CREATE INDEX m_ttl ON messages(expires_at) WHERE expires_at IS NOT NULL AND state < 2",
-              "CREATE INDEX m_expired ON messages(expires_at) WHERE state = 2",
-              "CREATE INDEX m_key ON messages(queue, msg_key) WHERE msg_key IS NOT NULL AND state = 0",
-              """
-              CREATE INDEX m_dead ON messages(queue, original_queue, seq)
-                WHERE original_queue IS NOT NULL
-              """,
-              """
-              CREATE TABLE idempotency(
-                queue TEXT NOT NULL,
-                ikey TEXT NOT NULL,
-                message_id TEXT NOT NULL,
-                expires_at INTEGER NOT NULL,
-                PRIMARY KEY(queue, ikey)) WITHOUT ROWID
-              """,
-              "CREATE INDEX idem_expiry ON idempotency(expires_at)"));
+          "CREATE INDEX m_ready ON messages(queue, visible_at, seq) WHERE state = 0",
+          "CREATE INDEX m_leased ON messages(lease_until) WHERE state = 1",
+          "CREATE INDEX m_ttl ON messages(expires_at) WHERE expires_at IS NOT NULL AND state < 2",
+          "CREATE INDEX m_expired ON messages(expires_at) WHERE state = 2",
+          "CREATE INDEX m_key ON messages(queue, msg_key) WHERE msg_key IS NOT NULL AND state = 0",
+          """
+          CREATE INDEX m_dead ON messages(queue, original_queue, seq)
+            WHERE original_queue IS NOT NULL
+          """);
+
+  /**
+   * The index of the ids written before ids carried their seq, over just those rows (seq up to
+   * the highest at the upgrade), so newer rows never enter it. Dropped once those rows are gone.
+   */
+  static final String LEGACY_ID_INDEX = "m_legacy_id";
+
+  /** One version's step, run in a transaction of its own. */
+  private interface Step {
+    void apply(Statement s) throws SQLException;
+  }
+
+  private static final List<Step> MIGRATIONS =
+      List.of(SqliteSchema::version1, SqliteSchema::idsCarrySeq);
+
+  private static void version1(Statement s) throws SQLException {
+    s.execute("""
+        CREATE TABLE queues(
+          name TEXT PRIMARY KEY,
+          settings TEXT NOT NULL,
+          config_hash TEXT)
+        """);
+    s.execute("CREATE TABLE messages" + MESSAGE_COLUMNS.formatted(" UNIQUE"));
+    for (String ddl : MESSAGE_INDEXES) {
+      s.execute(ddl);
+    }
+    s.execute("""
+        CREATE TABLE idempotency(
+          queue TEXT NOT NULL,
+          ikey TEXT NOT NULL,
+          message_id TEXT NOT NULL,
+          expires_at INTEGER NOT NULL,
+          PRIMARY KEY(queue, ikey)) WITHOUT ROWID
+        """);
+    s.execute("CREATE INDEX idem_expiry ON idempotency(expires_at)");
+  }
+
+  /**
+   * Version 2: ids carry the row's seq ({@code MessageIds.sequenced}), so the unique index on the
+   * id text goes, which every insert paid for. SQLite cannot drop a column's UNIQUE, so the table
+   * is copied; rows already there keep their ids, findable through {@link #LEGACY_ID_INDEX}.
+   */
+  private static void idsCarrySeq(Statement s) throws SQLException {
+    long legacyUpTo;
+    try (ResultSet rs = s.executeQuery("SELECT coalesce(max(seq), 0) FROM messages")) {
+      rs.next();
+      legacyUpTo = rs.getLong(1);
+    }
+    s.execute("CREATE TABLE messages_v2" + MESSAGE_COLUMNS.formatted(""));
+    s.execute("INSERT INTO messages_v2 SELECT * FROM messages");
+    s.execute("DROP TABLE messages");
+    s.execute("ALTER TABLE messages_v2 RENAME TO messages");
+    for (String ddl : MESSAGE_INDEXES) {
+      s.execute(ddl);
+    }
+    if (legacyUpTo > 0) {
+      s.execute("CREATE INDEX " + LEGACY_ID_INDEX + " ON messages(id) WHERE seq <= " + legacyUpTo);
+    }
+  }
 
   private SqliteSchema() {}
 
   public static void migrate(Connection c) throws SQLException {
+    migrate(c, MIGRATIONS.size());
+  }
+
+  /** Takes the database up to {@code target} only: tests build older databases with it. */
+  static void migrate(Connection c, int target) throws SQLException {
     int version;
     try (Statement s = c.createStatement();
         var rs = s.executeQuery("PRAGMA user_version")) {
@@ -78,12 +131,10 @@ public final class SqliteSchema {
           "database schema version " + version + " is newer than this Wharf knows ("
               + MIGRATIONS.size() + ")");
     }
-    for (int v = version; v < MIGRATIONS.size(); v++) {
+    for (int v = version; v < target; v++) {
       c.setAutoCommit(false);
       try (Statement s = c.createStatement()) {
-        for (String ddl : MIGRATIONS.get(v)) {
-          s.execute(ddl);
-        }
+        MIGRATIONS.get(v).apply(s);
         s.execute("PRAGMA user_version = " + (v + 1));
         c.commit();
       } catch (SQLException e) {
@@ -93,5 +144,35 @@ public final class SqliteSchema {
         c.setAutoCommit(true);
       }
     }
+  }
+
+  /**
+   * The highest seq whose row may hold an id from before ids carried their seq, or 0 when none
+   * can. Once every such row is gone, their index is dropped and this is 0 from then on.
+   */
+  static long legacyIdsUpTo(Connection c) throws SQLException {
+    String sql;
+    try (Statement s = c.createStatement();
+        ResultSet rs =
+            s.executeQuery(
+                "SELECT sql FROM sqlite_master WHERE type = 'index' AND name = '"
+                    + LEGACY_ID_INDEX + "'")) {
+      if (!rs.next()) {
+        return 0;
+      }
+      sql = rs.getString(1);
+    }
+    // Written by idsCarrySeq as "... WHERE seq <= N"; the bound is read back from there.
+    long upTo = Long.parseLong(sql.substring(sql.lastIndexOf("<=") + 2).trim());
+    try (Statement s = c.createStatement();
+        ResultSet rs = s.executeQuery("SELECT 1 FROM messages WHERE seq <= " + upTo + " LIMIT 1")) {
+      if (rs.next()) {
+        return upTo;
+      }
+    }
+    try (Statement s = c.createStatement()) {
+      s.execute("DROP INDEX " + LEGACY_ID_INDEX);
+    }
+    return 0;
   }
 }

@@ -56,6 +56,7 @@ public final class SqliteStore implements Store {
   private Checkpointer checkpointer;
   private Connection writeConn;
   private ReadPool reads;
+  private IdLookup ids;
   private StartupCount startupCount;
   /** Tests only: the count at start waits for it. */
   private CountDownLatch countGate;
@@ -137,6 +138,7 @@ public final class SqliteStore implements Store {
         }
       }
       SqliteSchema.migrate(writeConn);
+      ids = new IdLookup(SqliteSchema.legacyIdsUpTo(writeConn));
       // Pinned before the writer exists, so the count sees exactly what its deltas do not.
       startupCount = new StartupCount(url);
       Path walFile = Path.of(file.toAbsolutePath() + "-wal");
@@ -441,7 +443,7 @@ public final class SqliteStore implements Store {
 
   @Override
   public int messagesRedrive(RedriveRequest request) {
-    return writer.submit(tx -> SqliteReap.redrive(tx, request));
+    return writer.submit(tx -> SqliteReap.redrive(tx, request, ids));
   }
 
   @Override
@@ -467,11 +469,14 @@ public final class SqliteStore implements Store {
     return writer.submit(tx -> deleteById(tx, queue, id));
   }
 
-  private static boolean deleteById(Tx tx, String queue, String id) throws SQLException {
+  private boolean deleteById(Tx tx, String queue, String id) throws SQLException {
+    long seq = ids.seq(tx, queue, id);
+    if (seq < 0) {
+      return false;
+    }
     PreparedStatement find =
-        tx.prepare("SELECT seq, state, original_queue FROM messages WHERE id = ? AND queue = ?");
-    find.setString(1, id);
-    find.setString(2, queue);
+        tx.prepare("SELECT seq, state, original_queue FROM messages WHERE seq = ?");
+    find.setLong(1, seq);
     try (ResultSet rs = find.executeQuery()) {
       if (!rs.next()) {
         return false;
@@ -486,10 +491,14 @@ public final class SqliteStore implements Store {
   @Override
   public Optional<Message> messagesGet(String queue, String id) {
     return reads.read(c -> {
+      long seq = ids.seq(c, queue, id);
+      if (seq < 0) {
+        return Optional.<Message>empty();
+      }
       try (PreparedStatement ps =
           c.prepareStatement(
-              "SELECT " + MessageRows.COLUMNS + " FROM messages WHERE id = ? AND queue = ?")) {
-        ps.setString(1, id);
+              "SELECT " + MessageRows.COLUMNS + " FROM messages WHERE seq = ? AND queue = ?")) {
+        ps.setLong(1, seq);
         ps.setString(2, queue);
         try (ResultSet rs = ps.executeQuery()) {
           return rs.next() ? Optional.of(MessageRows.message(rs)) : Optional.<Message>empty();

@@ -5,11 +5,13 @@ import static org.assertj.core.api.Assertions.assertThat;
 import dev.wharf.store.ClaimRequest;
 import dev.wharf.store.ContentType;
 import dev.wharf.store.Delivery;
+import dev.wharf.store.Message;
 import dev.wharf.store.NewMessage;
 import dev.wharf.store.PublishBatch;
 import dev.wharf.store.PublishResult;
 import dev.wharf.store.QueueRecord;
 import dev.wharf.store.StoreException;
+import java.nio.charset.StandardCharsets;
 import java.nio.file.Path;
 import java.time.Instant;
 import java.util.ArrayList;
@@ -67,7 +69,7 @@ class GroupCommitBatchTest {
 
     List<List<String>> ids = new ArrayList<>();
     for (CompletableFuture<List<Delivery>> c : claims) {
-      ids.add(c.get(5, TimeUnit.SECONDS).stream().map(d -> d.message().id()).toList());
+      ids.add(c.get(5, TimeUnit.SECONDS).stream().map(GroupCommitBatchTest::name).toList());
     }
     assertThat(ids).containsExactly(
         List.of("m0", "m1"), List.of("m10"), List.of("m2"), List.of("m3", "m4"), List.of("m5"));
@@ -85,10 +87,10 @@ class GroupCommitBatchTest {
     release.countDown();
 
     between.get(5, TimeUnit.SECONDS);
-    assertThat(first.get(5, TimeUnit.SECONDS)).extracting(d -> d.message().id())
+    assertThat(first.get(5, TimeUnit.SECONDS)).extracting(GroupCommitBatchTest::name)
         .containsExactly("m0");
     // Read with the first claim, before the publish between them: a valid order of the three.
-    assertThat(second.get(5, TimeUnit.SECONDS)).extracting(d -> d.message().id())
+    assertThat(second.get(5, TimeUnit.SECONDS)).extracting(GroupCommitBatchTest::name)
         .containsExactly("m1");
     assertThat(store.queueCounts("q", NOW).ready()).isEqualTo(1);
   }
@@ -106,27 +108,27 @@ class GroupCommitBatchTest {
         store.messagesPublishAsync(new PublishBatch("q", batch("q", 2, 3).messages(), later, NOW));
     release.countDown();
 
-    assertThat(first.get(5, TimeUnit.SECONDS)).extracting(PublishResult::id)
-        .containsExactly("m0", "m1");
-    assertThat(other.get(5, TimeUnit.SECONDS)).extracting(PublishResult::id)
-        .containsExactly("m5");
-    assertThat(keyed.get(5, TimeUnit.SECONDS)).extracting(PublishResult::id)
-        .containsExactly("m7");
-    assertThat(second.get(5, TimeUnit.SECONDS)).extracting(PublishResult::id)
-        .containsExactly("m2", "m3", "m4");
+    // Each request's results are its own messages, in order.
+    List<Message> q1 = stored("q", first.get(5, TimeUnit.SECONDS));
+    List<Message> o = stored("other", other.get(5, TimeUnit.SECONDS));
+    List<Message> k = stored("q", keyed.get(5, TimeUnit.SECONDS));
+    List<Message> q2 = stored("q", second.get(5, TimeUnit.SECONDS));
+    assertThat(q1).extracting(GroupCommitBatchTest::name).containsExactly("m0", "m1");
+    assertThat(o).extracting(GroupCommitBatchTest::name).containsExactly("m5");
+    assertThat(k).extracting(GroupCommitBatchTest::name).containsExactly("m7");
+    assertThat(q2).extracting(GroupCommitBatchTest::name).containsExactly("m2", "m3", "m4");
     // The queue's plain publishes ran as one, where the first of them came: consecutive seqs,
     // ahead of the publishes to another queue and of the keyed one that came between them.
     List<Long> seqs = new ArrayList<>();
-    for (String id : List.of("m0", "m1", "m2", "m3", "m4", "m5", "m7")) {
-      String queue = id.equals("m5") ? "other" : "q";
-      seqs.add(store.messagesGet(queue, id).orElseThrow().seq());
+    for (List<Message> ms : List.of(q1, q2, o, k)) {
+      ms.forEach(m -> seqs.add(m.seq()));
     }
     long base = seqs.get(0);
     assertThat(seqs).containsExactly(base, base + 1, base + 2, base + 3, base + 4, base + 5,
         base + 6);
-    assertThat(store.messagesGet("q", "m1").orElseThrow().publishedAt()).isEqualTo(NOW);
-    assertThat(store.messagesGet("q", "m2").orElseThrow().publishedAt()).isEqualTo(later);
-    assertThat(store.messagesGet("q", "m7").orElseThrow().key()).isEqualTo("k");
+    assertThat(q1.get(1).publishedAt()).isEqualTo(NOW);
+    assertThat(q2.get(0).publishedAt()).isEqualTo(later);
+    assertThat(k.get(0).key()).isEqualTo("k");
     assertThat(store.queueCounts("q", NOW).ready()).isEqualTo(6);
     assertThat(store.queueCounts("other", NOW).ready()).isEqualTo(1);
   }
@@ -150,10 +152,9 @@ class GroupCommitBatchTest {
         .withCauseInstanceOf(StoreException.class);
     // Another batch commits; the failed operation's insert must not ride along with it.
     publish("q", 3, 1);
-    assertThat(store.messagesGet("q", "m1")).isEmpty();
-    assertThat(store.messagesGet("q", "m0")).isPresent();
-    assertThat(store.messagesGet("q", "m2")).isPresent();
     assertThat(store.queueCounts("q", NOW).ready()).isEqualTo(3);
+    assertThat(store.messagesClaim(claim("q", 10))).extracting(GroupCommitBatchTest::name)
+        .containsExactly("m0", "m2", "m3");
   }
 
   /** Occupies the writer until {@link #release}; what is queued meanwhile is the next batch. */
@@ -178,13 +179,27 @@ class GroupCommitBatchTest {
   private static PublishBatch batch(String queue, int first, int n) {
     List<NewMessage> messages = IntStream.range(first, first + n)
         .mapToObj(i -> new NewMessage(
-            "m" + i, ContentType.TEXT, "x".getBytes(), Map.of(), null, NOW, null, null, null))
+            ContentType.TEXT, ("m" + i).getBytes(), Map.of(), null, NOW, null, null, null))
         .toList();
     return new PublishBatch(queue, messages, NOW, NOW);
   }
 
-  private static NewMessage keyed(String id, String key) {
-    return new NewMessage(id, ContentType.TEXT, "x".getBytes(), Map.of(), null, NOW, null, null, key);
+  private static NewMessage keyed(String name, String key) {
+    return new NewMessage(ContentType.TEXT, name.getBytes(), Map.of(), null, NOW, null, null, key);
+  }
+
+  /** Messages are told apart by their payloads, which the tests set: ids are the store's. */
+  private static String name(Delivery d) {
+    return name(d.message());
+  }
+
+  private static String name(Message m) {
+    return new String(m.payload(), StandardCharsets.UTF_8);
+  }
+
+  /** The stored messages the results name, in their order. */
+  private List<Message> stored(String queue, List<PublishResult> results) {
+    return results.stream().map(r -> store.messagesGet(queue, r.id()).orElseThrow()).toList();
   }
 
   private static ClaimRequest claim(String queue, int max) {

@@ -2,6 +2,7 @@ package dev.wharf.store.sqlite;
 
 import static org.assertj.core.api.Assertions.assertThat;
 
+import dev.wharf.store.BrowseRequest;
 import dev.wharf.store.ClaimRequest;
 import dev.wharf.store.ContentType;
 import dev.wharf.store.Delivery;
@@ -9,6 +10,7 @@ import dev.wharf.store.NewMessage;
 import dev.wharf.store.PublishBatch;
 import dev.wharf.store.PublishResult;
 import dev.wharf.store.QueueRecord;
+import java.nio.charset.StandardCharsets;
 import java.nio.file.Path;
 import java.time.Instant;
 import java.util.List;
@@ -54,7 +56,7 @@ class SqliteEarlyClaimTest {
 
     List<Delivery> got = CompletableFuture.supplyAsync(this::claim).get(5, TimeUnit.SECONDS);
 
-    assertThat(got).extracting(d -> d.message().id()).containsExactly("durable");
+    assertThat(got).extracting(SqliteEarlyClaimTest::payload).containsExactly("durable");
   }
 
   @Test
@@ -79,10 +81,9 @@ class SqliteEarlyClaimTest {
     assertThat(publishing).isNotDone();
 
     gate.open();
-    assertThat(claiming.get(5, TimeUnit.SECONDS))
-        .extracting(d -> d.message().id())
-        .containsExactly("in-flight");
-    assertThat(publishing.get(5, TimeUnit.SECONDS).id()).isEqualTo("in-flight");
+    List<Delivery> got = claiming.get(5, TimeUnit.SECONDS);
+    assertThat(got).extracting(SqliteEarlyClaimTest::payload).containsExactly("in-flight");
+    assertThat(publishing.get(5, TimeUnit.SECONDS).id()).isEqualTo(got.get(0).message().id());
   }
 
   @Test
@@ -98,24 +99,23 @@ class SqliteEarlyClaimTest {
 
     gate.letOneThrough();
 
-    assertThat(claiming.get(5, TimeUnit.SECONDS))
-        .extracting(d -> d.message().id())
-        .containsExactly("fresh");
+    List<Delivery> got = claiming.get(5, TimeUnit.SECONDS);
+    assertThat(got).extracting(SqliteEarlyClaimTest::payload).containsExactly("fresh");
     assertThat(publishing.get(5, TimeUnit.SECONDS)).extracting(PublishResult::id)
-        .containsExactly("fresh");
+        .containsExactly(got.get(0).message().id());
     // The claim's own batch, its lease, is still waiting for the fsync after that one.
     gate.awaitHeld(1);
   }
 
   @Test
   void claimOfAMessageWhoseReplacementByKeyIsNotYetOnDiskWaitsForTheFsync() throws Exception {
-    publish("first", "k", "old");
+    String first = publish("old", "k").id();
     gate.close();
     CompletableFuture<PublishResult> replacing =
-        CompletableFuture.supplyAsync(() -> publish("second", "k", "new"));
+        CompletableFuture.supplyAsync(() -> publish("new", "k"));
     // The replacement is committed (readers see it) but its fsync is held back.
     long deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(5);
-    while (!new String(store.messagesGet("q", "first").orElseThrow().payload()).equals("new")) {
+    while (!new String(store.messagesGet("q", first).orElseThrow().payload()).equals("new")) {
       assertThat(System.nanoTime()).as("replaced in time").isLessThan(deadline);
       Thread.sleep(1);
     }
@@ -136,7 +136,7 @@ class SqliteEarlyClaimTest {
     gate.close();
     CompletableFuture<List<PublishResult>> pending = store.messagesPublishAsync(batch("async"));
     long deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(5);
-    while (store.messagesGet("q", "async").isEmpty()) {
+    while (!payloads().contains("async")) {
       assertThat(System.nanoTime()).as("committed in time").isLessThan(deadline);
       Thread.sleep(1);
     }
@@ -144,7 +144,8 @@ class SqliteEarlyClaimTest {
     assertThat(pending).isNotDone();
 
     gate.open();
-    assertThat(pending.get(5, TimeUnit.SECONDS)).extracting(PublishResult::id).containsExactly("async");
+    assertThat(pending.get(5, TimeUnit.SECONDS)).hasSize(1);
+    assertThat(store.messagesGet("q", pending.get().get(0).id())).isPresent();
   }
 
   @Test
@@ -161,24 +162,35 @@ class SqliteEarlyClaimTest {
         .failsWithin(5, TimeUnit.SECONDS)
         .withThrowableOfType(java.util.concurrent.ExecutionException.class)
         .withCauseInstanceOf(IllegalStateException.class);
-    assertThat(store.messagesGet("q", "second")).isEmpty();
+    assertThat(payloads()).containsExactly("first");
   }
 
-  private PublishBatch batch(String id) {
+  /** Messages are told apart by their payloads, which the tests set: ids are the store's. */
+  private PublishBatch batch(String payload) {
     NewMessage m =
-        new NewMessage(id, ContentType.TEXT, "x".getBytes(), Map.of(), null, NOW, null, null, null);
+        new NewMessage(ContentType.TEXT, payload.getBytes(), Map.of(), null, NOW, null, null, null);
     return new PublishBatch("q", List.of(m), NOW, NOW);
   }
 
-  private PublishResult publish(String id) {
-    return publish(id, null, "x");
+  private PublishResult publish(String payload) {
+    return publish(payload, null);
   }
 
-  private PublishResult publish(String id, String key, String payload) {
+  private PublishResult publish(String payload, String key) {
     NewMessage m =
-        new NewMessage(
-            id, ContentType.TEXT, payload.getBytes(), Map.of(), null, NOW, null, null, key);
+        new NewMessage(ContentType.TEXT, payload.getBytes(), Map.of(), null, NOW, null, null, key);
     return store.messagesPublish(new PublishBatch("q", List.of(m), NOW, NOW)).get(0);
+  }
+
+  private static String payload(Delivery d) {
+    return new String(d.message().payload(), StandardCharsets.UTF_8);
+  }
+
+  /** The payloads of every committed message of the queue, durable or not yet. */
+  private List<String> payloads() {
+    return store.messagesBrowse(new BrowseRequest("q", null, null, null, NOW, 0, 100)).stream()
+        .map(m -> new String(m.payload(), StandardCharsets.UTF_8))
+        .toList();
   }
 
   private List<Delivery> claim() {

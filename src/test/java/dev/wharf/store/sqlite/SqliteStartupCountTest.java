@@ -124,8 +124,7 @@ class SqliteStartupCountTest {
             .mapToObj(
                 i ->
                     new NewMessage(
-                        "m" + i, ContentType.TEXT, "x".getBytes(), Map.of(), null, NOW, null,
-                        null, null))
+                        ContentType.TEXT, "x".getBytes(), Map.of(), null, NOW, null, null, null))
             .toList();
     store.messagesPublish(new PublishBatch("q", messages, NOW, NOW));
   }

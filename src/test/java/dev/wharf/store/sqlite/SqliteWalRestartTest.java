@@ -60,8 +60,7 @@ class SqliteWalRestartTest {
         for (int i = 0; i < PER_BATCH; i++) {
           rows.add(
               new NewMessage(
-                  "m-" + b + "-" + i, ContentType.BYTES, payload, Map.of(), null, NOW, null, null,
-                  null));
+                  ContentType.BYTES, payload, Map.of(), null, NOW, null, null, null));
         }
         PublishBatch batch = new PublishBatch("q", rows, NOW, NOW);
         store.writer().submit(tx -> {
