@@ -5,6 +5,7 @@ import java.sql.ResultSet;
 import java.sql.SQLException;
 import java.sql.Statement;
 import java.util.List;
+import java.util.logging.Logger;
 
 /**
  * The SQLite schema, versioned through {@code PRAGMA user_version}. Migrations are forward-only:
@@ -18,6 +19,8 @@ import java.util.List;
  * <p>Public only for {@code bench.SqliteFloorBench}, which measures bare SQLite on this schema.
  */
 public final class SqliteSchema {
+  private static final Logger LOG = Logger.getLogger(SqliteSchema.class.getName());
+
   /** The messages table's columns; version 1 also had {@code UNIQUE} on {@code id}. */
   private static final String MESSAGE_COLUMNS =
       """
@@ -131,6 +134,14 @@ public final class SqliteSchema {
           "database schema version " + version + " is newer than this Wharf knows ("
               + MIGRATIONS.size() + ")");
     }
+    // A fresh file takes every step at once and in no time; an older database's upgrade may copy
+    // what it holds, so whoever waits on the start is told why.
+    long started = System.nanoTime();
+    boolean upgrade = version > 0 && version < target;
+    if (upgrade) {
+      LOG.info("upgrading the database from schema version " + version + " to " + target
+          + ": the messages table is copied, seconds for every million messages queued");
+    }
     for (int v = version; v < target; v++) {
       c.setAutoCommit(false);
       try (Statement s = c.createStatement()) {
@@ -143,6 +154,10 @@ public final class SqliteSchema {
       } finally {
         c.setAutoCommit(true);
       }
+    }
+    if (upgrade) {
+      LOG.info("database upgraded to schema version " + target + " in "
+          + (System.nanoTime() - started) / 1_000_000 + " ms");
     }
   }
 
