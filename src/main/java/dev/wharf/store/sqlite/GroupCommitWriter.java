@@ -5,7 +5,9 @@ import dev.wharf.store.StoreException;
 import dev.wharf.store.WriteFuture;
 import java.sql.Connection;
 import java.sql.PreparedStatement;
+import java.sql.ResultSet;
 import java.sql.SQLException;
+import java.sql.Statement;
 import java.util.ArrayList;
 import java.util.HashMap;
 import java.util.HashSet;
@@ -39,7 +41,10 @@ import java.util.logging.Logger;
  * ready again. A claim of a message whose publish is not yet on disk waits for the first fsync
  * that makes it durable, often the one already under way for the publish's own batch, and at the
  * latest its own batch's. The writer assigns message seqs itself ({@link Tx#nextSeq()}), so it
- * knows which are durable.
+ * knows which are durable. It also reserves them a block at a time ({@link #SEQ_BLOCK}), in the
+ * transaction of the first row beyond the last block, so that a start goes on after every seq ever
+ * handed out, even when the newest messages are gone: message ids carry their seq and are never
+ * given twice.
  *
  * <p>If an operation fails, the batch is rolled back and its operations are retried one per
  * transaction, so one bad operation fails alone.
@@ -47,6 +52,8 @@ import java.util.logging.Logger;
 final class GroupCommitWriter implements AutoCloseable {
   private static final Logger LOG = Logger.getLogger(GroupCommitWriter.class.getName());
   private static final int MAX_BATCH = 512;
+  /** Seqs reserved at a time: one row written per this many messages, and skipped at a start. */
+  static final long SEQ_BLOCK = 1 << 20;
 
   interface Op<T> {
     T apply(Tx tx) throws SQLException;
@@ -120,6 +127,8 @@ final class GroupCommitWriter implements AutoCloseable {
   private volatile boolean running = true;
   /** Set on the writer's thread while it runs a batch's operations, before their commit. */
   private boolean applying;
+  /** The highest seq a committed transaction reserved; the writer's thread only. */
+  private long seqsReservedUpTo;
   /** The highest seq whose publish an fsync has covered. */
   private volatile long durableSeq;
   /**
@@ -153,7 +162,7 @@ final class GroupCommitWriter implements AutoCloseable {
 
   /**
    * @param nextSeq the first seq to hand out: one past the highest in the database, all of which
-   *     is durable
+   *     is durable, and past every seq reserved (see {@link #firstSeq})
    */
   GroupCommitWriter(
       Connection conn,
@@ -162,6 +171,7 @@ final class GroupCommitWriter implements AutoCloseable {
       BetweenBatches betweenBatches,
       long nextSeq)
       throws SQLException {
+    this.seqsReservedUpTo = nextSeq - 1;
     this.conn = conn;
     this.counters = counters;
     this.walSync = walSync;
@@ -379,7 +389,9 @@ final class GroupCommitWriter implements AutoCloseable {
           }
         }
       }
+      long reserved = reserveSeqs();
       conn.commit();
+      seqsReservedUpTo = reserved;
     } catch (SQLException | RuntimeException e) {
       // A failure of any kind rolls back: left open, the batch's writes would be committed with
       // the next batch while its callers were told it failed.
@@ -480,6 +492,39 @@ final class GroupCommitWriter implements AutoCloseable {
   @SuppressWarnings("unchecked")
   private static <T> void complete(Pending<T> p, Object result) {
     p.done().complete((T) result);
+  }
+
+  /**
+   * Writes a new block's bound in the open transaction when it hands out seqs beyond the last one,
+   * so the two are durable together. Returns the bound in force once the transaction commits.
+   */
+  private long reserveSeqs() throws SQLException {
+    long highest = tx.nextSeq - 1;
+    if (highest <= seqsReservedUpTo) {
+      return seqsReservedUpTo;
+    }
+    long upTo = highest + SEQ_BLOCK;
+    PreparedStatement ps = tx.prepare("UPDATE seq_reserved SET up_to = ?");
+    ps.setLong(1, upTo);
+    if (ps.executeUpdate() != 1) {
+      throw new SQLException("seq_reserved holds no row");
+    }
+    return upTo;
+  }
+
+  /**
+   * The first seq a writer opening this database may hand out: past every row and every block
+   * reserved before.
+   */
+  static long firstSeq(Connection c) throws SQLException {
+    try (Statement s = c.createStatement();
+        ResultSet rs =
+            s.executeQuery(
+                "SELECT max(coalesce((SELECT max(seq) FROM messages), 0),"
+                    + " coalesce((SELECT max(up_to) FROM seq_reserved), 0)) + 1")) {
+      rs.next();
+      return rs.getLong(1);
+    }
   }
 
   private void rollbackQuietly() {

@@ -96,7 +96,8 @@ public final class SqliteSchema {
   /**
    * Version 2: ids carry the row's seq ({@code MessageIds.sequenced}), so the unique index on the
    * id text goes, which every insert paid for. SQLite cannot drop a column's UNIQUE, so the table
-   * is copied; rows already there keep their ids, findable through {@link #LEGACY_ID_INDEX}.
+   * is copied; rows already there keep their ids, findable through {@link #LEGACY_ID_INDEX}. A
+   * seq must then never be handed out twice: {@code seq_reserved} keeps the highest ever reserved.
    */
   private static void idsCarrySeq(Statement s) throws SQLException {
     long legacyUpTo;
@@ -114,6 +115,10 @@ public final class SqliteSchema {
     if (legacyUpTo > 0) {
       s.execute("CREATE INDEX " + LEGACY_ID_INDEX + " ON messages(id) WHERE seq <= " + legacyUpTo);
     }
+    // The highest seq ever handed out, or at least reserved: a start goes on past it, so a seq,
+    // and with it an id, is never given twice (see GroupCommitWriter).
+    s.execute("CREATE TABLE seq_reserved(up_to INTEGER NOT NULL)");
+    s.execute("INSERT INTO seq_reserved VALUES (" + legacyUpTo + ")");
   }
 
   private SqliteSchema() {}

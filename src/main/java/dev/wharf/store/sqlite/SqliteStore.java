@@ -157,20 +157,12 @@ public final class SqliteStore implements Store {
                 wal.force(false);
               },
               checkpointer::restartIfLarge,
-              nextSeq(writeConn));
+              GroupCommitWriter.firstSeq(writeConn));
       reads = new ReadPool(url, 4);
       startupCount.startCounting(counters, countGate);
     } catch (SQLException | IOException e) {
       close();
       throw new StoreException("cannot open " + file + ": " + e.getMessage(), e);
-    }
-  }
-
-  private static long nextSeq(Connection c) throws SQLException {
-    try (Statement s = c.createStatement();
-        ResultSet rs = s.executeQuery("SELECT coalesce(max(seq), 0) + 1 FROM messages")) {
-      rs.next();
-      return rs.getLong(1);
     }
   }
 

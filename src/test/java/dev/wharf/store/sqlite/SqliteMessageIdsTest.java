@@ -63,6 +63,32 @@ class SqliteMessageIdsTest {
   }
 
   @Test
+  void aSeqIsNeverGivenTwiceNotEvenAfterTheNewestMessagesAreDeletedAndTheStoreReopens()
+      throws Exception {
+    Path file = dir.resolve("reuse.db");
+    open(file);
+    String a = publish("a");
+    String b = publish("b");
+    assertThat(store.messagesDelete("q", a)).isTrue();
+    assertThat(store.messagesDelete("q", b)).isTrue();
+
+    // The clock is fixed: only the seq tells the next ids apart from the deleted ones.
+    List<String> later = new ArrayList<>();
+    for (int i = 0; i < 3; i++) {
+      reopen(file);
+      later.add(publish("later-" + i));
+    }
+    assertThat(later).doesNotContain(a, b).doesNotHaveDuplicates();
+    assertThat(later).extracting(MessageIds::seqOf).allMatch(seq -> seq > MessageIds.seqOf(b))
+        .isSorted();
+    assertThat(store.messagesGet("q", a)).isEmpty();
+    assertThat(store.messagesGet("q", b)).isEmpty();
+    for (int i = 0; i < later.size(); i++) {
+      assertThat(payload("q", later.get(i))).isEqualTo("later-" + i);
+    }
+  }
+
+  @Test
   void anOlderDatabaseKeepsItsIdsUntilTheirMessagesAreGone() throws Exception {
     Path file = dir.resolve("v1.db");
     String a = MessageIds.random(NOW.toEpochMilli());
