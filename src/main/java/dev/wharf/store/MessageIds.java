@@ -9,9 +9,9 @@ import java.util.concurrent.ThreadLocalRandom;
  *
  * <p>A store that numbers its rows ({@link #sequenced}) puts the row's number in the last 64 bits
  * and zeros above it, so finding a message by id is a lookup of that number and needs no index on
- * the id text; the timestamp keeps an id apart from a later row that reuses the number, and a
- * lookup always compares the whole id. Other stores use {@link #random} bits, as ids did before
- * stores numbered them; such an id may by chance read as a number, which the comparison rejects.
+ * the id text; the lookup then compares the whole id, so made-up text finds nothing. Other stores
+ * use {@link #random} bits, as ids did before stores numbered them; such an id may by chance read
+ * as a number, which that comparison rejects.
  */
 public final class MessageIds {
   private static final char[] ALPHABET = "0123456789ABCDEFGHJKMNPQRSTVWXYZ".toCharArray();
@@ -50,8 +50,9 @@ public final class MessageIds {
     if (id == null || id.length() != LENGTH) {
       return -1;
     }
-    // The last 16 characters are 80 bits: the top 16 must be zero and the seq non-negative, so
-    // the first three are '0' and the fourth holds only the seq's top bit (which must be zero).
+    // The last 16 characters are 80 bits: the top 16 must be zero and the seq non-negative. The
+    // first three hold 15 of those 16 bits, so are '0'; the fourth holds the 16th and the seq's
+    // top 4 bits, of which the first is its sign: both zero leave a value of at most 7.
     for (int i = 0; i < 10; i++) {
       if (value(id.charAt(i)) < 0) {
         return -1;
