@@ -57,6 +57,12 @@ class WharfAppTest {
       assertThat(sample(metrics, "wharf_sqlite_commits_total")).isPositive();
       assertThat(sample(metrics, "wharf_sqlite_wal_fsync_seconds_count")).isPositive();
       assertThat(sample(metrics, "wharf_sqlite_wal_fsync_seconds_sum")).isPositive();
+      // A histogram, with buckets fine enough for a disk that syncs in a fraction of a millisecond.
+      assertThat(metrics)
+          .contains("wharf_sqlite_wal_fsync_seconds_bucket{le=\"1.0E-4\"}")
+          .contains("wharf_sqlite_wal_fsync_seconds_bucket{le=\"0.5\"}");
+      assertThat(sample(metrics, "wharf_sqlite_wal_fsync_seconds_bucket{le=\"+Inf\"}"))
+          .isEqualTo(sample(metrics, "wharf_sqlite_wal_fsync_seconds_count"));
       assertThat(sample(metrics, "wharf_sqlite_wal_restart_seconds_count")).isZero();
       assertThat(metrics)
           .contains("wharf_sqlite_checkpoint_pass_seconds_count")

@@ -20,6 +20,7 @@ import java.util.concurrent.CompletionException;
 import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.ConcurrentLinkedQueue;
 import java.util.concurrent.LinkedBlockingQueue;
+import java.util.function.LongConsumer;
 import java.util.logging.Level;
 import java.util.logging.Logger;
 
@@ -143,9 +144,8 @@ final class GroupCommitWriter implements AutoCloseable {
   private final ConcurrentLinkedQueue<Waiting> awaitingDurable = new ConcurrentLinkedQueue<>();
   /** Batches committed; written by the writer's thread only, read by metrics. */
   private volatile long batches;
-  /** WAL fsyncs and the time they took; written by the fsync thread only, read by metrics. */
-  private volatile long syncs;
-  private volatile long syncNanos;
+  /** Told how long each WAL fsync that succeeded took, in nanoseconds; set by metrics. */
+  private volatile LongConsumer syncTimes = nanos -> {};
 
   /** A committed claim and its deliveries, to answer once every message in them is durable. */
   private record Waiting(Pending<?> pending, List<?> deliveries) {}
@@ -197,8 +197,7 @@ final class GroupCommitWriter implements AutoCloseable {
       long began = System.nanoTime();
       try {
         walSync.sync();
-        syncNanos += System.nanoTime() - began;
-        syncs++;
+        syncTimes.accept(System.nanoTime() - began);
       } catch (java.io.IOException | RuntimeException e) {
         // The commits happened but may not be durable: never claim they are. Fail the callers;
         // the rows stay and are seen (and reported) by whoever reads them next.
@@ -248,14 +247,12 @@ final class GroupCommitWriter implements AutoCloseable {
     return batches;
   }
 
-  /** WAL fsyncs so far that succeeded. */
-  long syncs() {
-    return syncs;
-  }
-
-  /** Time those fsyncs took, in nanoseconds. */
-  long syncNanos() {
-    return syncNanos;
+  /**
+   * Hands each later WAL fsync's duration to {@code observer}, on the fsync thread: it must be
+   * quick, since every answer of that fsync waits for it.
+   */
+  void observeSyncs(LongConsumer observer) {
+    syncTimes = observer;
   }
 
   /** Runs an operation in the next group commit and returns its result once committed. */
