@@ -6,6 +6,7 @@ import dev.wharf.config.WharfConfig;
 import dev.wharf.core.Broker;
 import dev.wharf.http.WharfHttp;
 import dev.wharf.http.server.HttpServer;
+import dev.wharf.http.server.Transport;
 import dev.wharf.store.Store;
 import io.micrometer.core.instrument.binder.jvm.JvmMemoryMetrics;
 import io.micrometer.core.instrument.binder.jvm.JvmThreadMetrics;
@@ -72,6 +73,8 @@ public final class WharfApp implements AutoCloseable {
         throw new StartupException(
             "cannot " + step + ": the address is in use or not available (" + e.getMessage() + ")",
             e);
+      } catch (Transport.Unavailable e) {
+        throw new StartupException("cannot " + step + ": " + e.getMessage(), e);
       }
       started.push(http);
       return new WharfApp(config, broker, http, started);
@@ -133,7 +136,9 @@ public final class WharfApp implements AutoCloseable {
         + ", "
         + config.queues().size()
         + " configured queue"
-        + (config.queues().size() == 1 ? "" : "s");
+        + (config.queues().size() == 1 ? "" : "s")
+        + ", transport "
+        + http.transport().configName();
   }
 
   private String storageForDisplay() {

@@ -1,6 +1,9 @@
 package dev.wharf.config;
 
+import dev.wharf.http.server.Transport;
 import java.time.Duration;
+import java.util.Arrays;
+import java.util.stream.Collectors;
 
 /**
  * The {@code server} section: where to listen and the limits every dialect shares.
@@ -14,6 +17,7 @@ import java.time.Duration;
  * @param expiredRetention how long a message whose TTL passed is kept for inspection
  * @param requestTimeout longest silence while a client sends a request (then 408)
  * @param idleTimeout how long a keep-alive connection with no request under way stays open
+ * @param transport how the event loops drive their sockets
  */
 public record ServerConfig(
     String host,
@@ -26,7 +30,8 @@ public record ServerConfig(
     Duration idempotencyWindow,
     Duration expiredRetention,
     Duration requestTimeout,
-    Duration idleTimeout) {
+    Duration idleTimeout,
+    Transport transport) {
 
   public static ServerConfig defaults() {
     return new ServerConfig(
@@ -40,7 +45,8 @@ public record ServerConfig(
         Duration.ofHours(24),
         Duration.ofDays(1),
         Duration.ofSeconds(30),
-        Duration.ofMinutes(5));
+        Duration.ofMinutes(5),
+        Transport.AUTO);
   }
 
   static ServerConfig read(ConfigNode n) {
@@ -71,6 +77,19 @@ public record ServerConfig(
     if (idleTimeout.compareTo(requestTimeout) < 0) {
       n.problems().add(n.pathOf("idle_timeout"), "must not be shorter than request_timeout");
     }
+    String transportName = n.string("transport", d.transport().configName());
+    Transport transport = Transport.fromConfig(transportName);
+    if (transport == null) {
+      n.problems()
+          .add(
+              n.pathOf("transport"),
+              "expected one of "
+                  + Arrays.stream(Transport.values())
+                      .map(Transport::configName)
+                      .collect(Collectors.joining(", "))
+                  + ", got \"" + transportName + "\"");
+      transport = d.transport();
+    }
     n.rejectUnknown();
     return new ServerConfig(
         host,
@@ -83,7 +102,8 @@ public record ServerConfig(
         idem,
         retention,
         requestTimeout,
-        idleTimeout);
+        idleTimeout,
+        transport);
   }
 
   static void within(ConfigNode n, String key, Duration d, Duration min, Duration max) {

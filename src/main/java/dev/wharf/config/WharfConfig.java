@@ -48,7 +48,8 @@ public record WharfConfig(
         auth.requireTokens(),
         server.sseKeepalive(),
         server.requestTimeout(),
-        server.idleTimeout());
+        server.idleTimeout(),
+        server.transport());
   }
 
   public BrokerOptions brokerOptions() {
@@ -77,7 +78,8 @@ public record WharfConfig(
             s.idempotencyWindow(),
             s.expiredRetention(),
             s.requestTimeout(),
-            s.idleTimeout()),
+            s.idleTimeout(),
+            s.transport()),
         storage,
         auth,
         queues,

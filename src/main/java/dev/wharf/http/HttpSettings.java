@@ -1,5 +1,6 @@
 package dev.wharf.http;
 
+import dev.wharf.http.server.Transport;
 import java.time.Duration;
 
 /**
@@ -13,6 +14,7 @@ import java.time.Duration;
  * @param sseKeepalive interval of SSE keepalive comments
  * @param requestTimeout longest silence while a client sends a request (then 408)
  * @param idleTimeout how long a keep-alive connection with no request under way stays open
+ * @param transport how the event loops drive their sockets
  */
 public record HttpSettings(
     String host,
@@ -22,9 +24,10 @@ public record HttpSettings(
     boolean requireTokens,
     Duration sseKeepalive,
     Duration requestTimeout,
-    Duration idleTimeout) {
+    Duration idleTimeout,
+    Transport transport) {
 
-  /** With the default request (30 s) and idle (5 min) timeouts. */
+  /** With the default request (30 s) and idle (5 min) timeouts and transport. */
   public HttpSettings(
       String host,
       int port,
@@ -40,7 +43,8 @@ public record HttpSettings(
         requireTokens,
         sseKeepalive,
         Duration.ofSeconds(30),
-        Duration.ofMinutes(5));
+        Duration.ofMinutes(5),
+        Transport.AUTO);
   }
 
   public static HttpSettings defaults() {
@@ -56,6 +60,7 @@ public record HttpSettings(
         requireTokens,
         sseKeepalive,
         requestTimeout,
-        idleTimeout);
+        idleTimeout,
+        transport);
   }
 }

@@ -7,6 +7,7 @@ import dev.wharf.http.nativeapi.QueuesService;
 import dev.wharf.http.nativeapi.SettleService;
 import dev.wharf.http.nativeapi.StreamService;
 import dev.wharf.http.server.HttpServer;
+import dev.wharf.http.server.Transport;
 import io.micrometer.prometheusmetrics.PrometheusMeterRegistry;
 import java.util.concurrent.atomic.AtomicBoolean;
 
@@ -51,12 +52,18 @@ public final class WharfHttp implements AutoCloseable {
               (status, code, detail) -> Replies.errorBody(code, detail),
               new HttpServer.Limits(
                   settings.maxBodyBytes(), settings.requestTimeout(), settings.idleTimeout()),
-              EVENT_LOOPS);
+              EVENT_LOOPS,
+              settings.transport());
     } catch (InterruptedException e) {
       Thread.currentThread().interrupt();
       throw new IllegalStateException("interrupted while binding the HTTP port", e);
     }
     return new WharfHttp(server, closing);
+  }
+
+  /** The transport the server runs on: the one configured, or the one {@code auto} picked. */
+  public Transport transport() {
+    return server.transport();
   }
 
   public int port() {

@@ -89,6 +89,20 @@ class WharfAppTest {
   }
 
   @Test
+  void theConfiguredTransportServesAndTheStartLineNamesIt() throws Exception {
+    WharfConfig cfg =
+        config(
+            "server: {port: 0, transport: nio}\nstorage: {path: '"
+                + dir.resolve("t.db")
+                + "'}\n");
+    HttpClient client = HttpClient.newHttpClient();
+    try (WharfApp app = WharfApp.start(cfg)) {
+      assertThat(send(client, app, "PUT", "/v1/queues/t", "{}").statusCode()).isEqualTo(201);
+      assertThat(app.startLine()).endsWith(", transport nio");
+    }
+  }
+
+  @Test
   void aBusyPortIsAClearStartupErrorAndReleasesTheStore() throws Exception {
     try (ServerSocket taken = new ServerSocket(0, 1, InetAddress.getLoopbackAddress())) {
       int port = taken.getLocalPort();

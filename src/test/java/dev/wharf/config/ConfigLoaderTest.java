@@ -61,6 +61,7 @@ class ConfigLoaderTest {
               expired_retention: 2d
               request_timeout: 10s
               idle_timeout: 2m
+              transport: epoll
             storage:
               kind: sqlite
               path: /var/lib/wharf/w.db
@@ -103,7 +104,8 @@ class ConfigLoaderTest {
                 Duration.ofHours(1),
                 Duration.ofDays(2),
                 Duration.ofSeconds(10),
-                Duration.ofMinutes(2)));
+                Duration.ofMinutes(2),
+                dev.wharf.http.server.Transport.EPOLL));
     assertThat(c.storage()).isEqualTo(new StorageConfig.Sqlite(Path.of("/var/lib/wharf/w.db")));
     assertThat(c.auth()).isEqualTo(new AuthConfig("adm", true));
     QueueConfig billing = c.queues().get("billing");
@@ -140,7 +142,8 @@ class ConfigLoaderTest {
                 true,
                 Duration.ofSeconds(5),
                 Duration.ofSeconds(10),
-                Duration.ofMinutes(2)));
+                Duration.ofMinutes(2),
+                dev.wharf.http.server.Transport.EPOLL));
     assertThat(c.brokerOptions().maxWait()).isEqualTo(Duration.ofSeconds(20));
     assertThat(c.brokerOptions().maxWaiters()).isEqualTo(50);
     assertThat(c.brokerOptions().maxPublishBatch()).isEqualTo(10);
@@ -230,6 +233,7 @@ class ConfigLoaderTest {
               host: [a]
               request_timeout: 1m
               idle_timeout: 30s
+              transport: kqueue
             auth:
               admin_token: ${NOPE}
               require_tokens: maybe
@@ -258,6 +262,7 @@ class ConfigLoaderTest {
             "server.max_wait: not a duration: \"forever\"",
             "server.max_waiters: expected an integer, got \"many\"",
             "server.idle_timeout: must not be shorter than request_timeout",
+            "server.transport: expected one of auto, io_uring, epoll, nio, got \"kqueue\"",
             "auth.require_tokens: expected true or false, got \"maybe\"",
             "sources: expected a map, got a list",
             "queues.billing.visibility_timeout: not a duration: \"6o\"",

@@ -5,17 +5,10 @@ import io.netty.channel.Channel;
 import io.netty.channel.ChannelInitializer;
 import io.netty.channel.ChannelOption;
 import io.netty.channel.EventLoopGroup;
-import io.netty.channel.IoHandlerFactory;
 import io.netty.channel.MultiThreadIoEventLoopGroup;
-import io.netty.channel.ServerChannel;
-import io.netty.channel.epoll.Epoll;
-import io.netty.channel.epoll.EpollIoHandler;
-import io.netty.channel.epoll.EpollServerSocketChannel;
 import io.netty.channel.group.ChannelGroup;
 import io.netty.channel.group.DefaultChannelGroup;
-import io.netty.channel.nio.NioIoHandler;
 import io.netty.channel.socket.SocketChannel;
-import io.netty.channel.socket.nio.NioServerSocketChannel;
 import io.netty.handler.codec.http.HttpDecoderConfig;
 import io.netty.handler.codec.http.HttpServerCodec;
 import io.netty.handler.codec.http.HttpServerExpectContinueHandler;
@@ -39,11 +32,14 @@ public final class HttpServer implements AutoCloseable {
   private static final int MAX_HEADERS = 16 * 1024;
 
   private final EventLoopGroup group;
+  private final Transport transport;
   private final Channel listener;
   private final ChannelGroup open;
   private final AtomicBoolean closed = new AtomicBoolean();
 
-  private HttpServer(EventLoopGroup group, Channel listener, ChannelGroup open) {
+  private HttpServer(
+      EventLoopGroup group, Channel listener, ChannelGroup open, Transport transport) {
+    this.transport = transport;
     this.group = group;
     this.listener = listener;
     this.open = open;
@@ -71,9 +67,7 @@ public final class HttpServer implements AutoCloseable {
    * second.
    */
   public static void preload() {
-    if (Epoll.isAvailable()) {
-      EpollIoHandler.newFactory();
-    }
+    Transport.AUTO.choose();
     new HttpServerCodec(new HttpDecoderConfig());
     new ServerBootstrap();
     new DefaultChannelGroup(GlobalEventExecutor.INSTANCE);
@@ -94,18 +88,23 @@ public final class HttpServer implements AutoCloseable {
    * Binds and starts serving.
    *
    * @param eventLoops threads that move bytes (handlers run elsewhere)
+   * @param transport how they drive their sockets
+   * @throws Transport.Unavailable when {@code transport} names one the machine does not offer
    */
   public static HttpServer start(
-      String host, int port, Handler handler, ErrorBody errors, Limits limits, int eventLoops)
+      String host,
+      int port,
+      Handler handler,
+      ErrorBody errors,
+      Limits limits,
+      int eventLoops,
+      Transport transport)
       throws InterruptedException {
     quietLeakDetector();
     long stalledMs = limits.stalled().toMillis();
     int idleTicks = (int) Math.max(1, (limits.idle().toMillis() + stalledMs - 1) / stalledMs);
-    boolean epoll = Epoll.isAvailable();
-    IoHandlerFactory io = epoll ? EpollIoHandler.newFactory() : NioIoHandler.newFactory();
-    Class<? extends ServerChannel> channel =
-        epoll ? EpollServerSocketChannel.class : NioServerSocketChannel.class;
-    EventLoopGroup group = new MultiThreadIoEventLoopGroup(eventLoops, io);
+    Transport.Chosen chosen = transport.choose();
+    EventLoopGroup group = new MultiThreadIoEventLoopGroup(eventLoops, chosen.io());
     ChannelGroup open = new DefaultChannelGroup(GlobalEventExecutor.INSTANCE);
     HttpDecoderConfig decoding =
         new HttpDecoderConfig()
@@ -115,7 +114,7 @@ public final class HttpServer implements AutoCloseable {
       Channel listener =
           new ServerBootstrap()
               .group(group)
-              .channel(channel)
+              .channel(chosen.channel())
               .option(ChannelOption.SO_BACKLOG, 4096)
               .option(ChannelOption.SO_REUSEADDR, true)
               // Without TCP_NODELAY an answer written in more than one segment waits for the
@@ -139,7 +138,7 @@ public final class HttpServer implements AutoCloseable {
               .bind(new InetSocketAddress(host, port))
               .sync()
               .channel();
-      return new HttpServer(group, listener, open);
+      return new HttpServer(group, listener, open, chosen.transport());
     } catch (InterruptedException | RuntimeException e) {
       group.shutdownGracefully(0, 0, TimeUnit.MILLISECONDS);
       throw e;
@@ -155,6 +154,11 @@ public final class HttpServer implements AutoCloseable {
     CannotBind(String message, Throwable cause) {
       super(message, cause);
     }
+  }
+
+  /** The transport in use: never {@link Transport#AUTO}. */
+  public Transport transport() {
+    return transport;
   }
 
   public int port() {

@@ -16,7 +16,11 @@ import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.BeforeEach;
 import org.junit.jupiter.api.Test;
 
-/** The transport alone: framing, ordering, limits and disconnects, over raw sockets. */
+/**
+ * The server alone: framing, ordering, limits and disconnects, over raw sockets. This class runs
+ * them on the transport {@code auto} picks; its subclasses run them again on each other one the
+ * machine offers.
+ */
 class HttpServerTest {
   private static final long MAX_BODY = 1024;
   /** Short, so the timeouts below are seen within the test; each test ends well before it. */
@@ -28,6 +32,11 @@ class HttpServerTest {
   private final AtomicBoolean slowPending = new AtomicBoolean();
   private final AtomicBoolean fastOvertook = new AtomicBoolean();
   private HttpServer server;
+
+  /** The transport under test. */
+  Transport transport() {
+    return Transport.AUTO;
+  }
 
   @BeforeEach
   void start() throws Exception {
@@ -81,7 +90,8 @@ class HttpServerTest {
             router,
             (status, code, detail) -> bytes("{\"code\":\"" + code + "\"}"),
             new HttpServer.Limits(MAX_BODY, STALLED, STALLED.multipliedBy(2)),
-            1);
+            1,
+            transport());
   }
 
   @AfterEach
@@ -105,7 +115,8 @@ class HttpServerTest {
             router,
             (status, code, detail) -> bytes(code),
             new HttpServer.Limits(2L * large, STALLED, STALLED.multipliedBy(2)),
-            1)) {
+            1,
+            transport())) {
       assertThat(post(roomy, "/quick", 10)).endsWith("loop|");
       assertThat(post(roomy, "/quick", large)).endsWith("thread|");
       assertThat(post(roomy, "/blocking", 10)).endsWith("thread|");
@@ -120,6 +131,15 @@ class HttpServerTest {
           "POST " + path + " HTTP/1.1\r\nHost: t\r\nContent-Length: " + bodyLength + "\r\n\r\n"
               + "x".repeat(bodyLength));
       return readUntil(s, "|");
+    }
+  }
+
+  @Test
+  void theTransportInUseIsTheOneAskedFor() {
+    if (transport() == Transport.AUTO) {
+      assertThat(server.transport()).isIn(Transport.IO_URING, Transport.EPOLL, Transport.NIO);
+    } else {
+      assertThat(server.transport()).isEqualTo(transport());
     }
   }
 
