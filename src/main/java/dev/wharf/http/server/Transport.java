@@ -17,9 +17,9 @@ import java.util.Locale;
  *
  * <p>io_uring hands the kernel the reads and writes of many connections in one system call, where
  * epoll makes one call for each read and each write. On the 2-core VMs of docs/benchmarks.md, where
- * a system call is dear, that served ~10% more single publishes and receive+ack cycles with less
- * CPU. Many containers and kernels forbid io_uring (a seccomp profile, {@code
- * kernel.io_uring_disabled}), so {@link #AUTO} falls back to epoll, and off Linux to NIO.
+ * a system call is dear, that served ~10% more single publishes with less CPU. Many containers and
+ * kernels forbid io_uring (a seccomp profile, {@code kernel.io_uring_disabled}), so {@link #AUTO}
+ * falls back to epoll, and off Linux to NIO.
  */
 public enum Transport {
   AUTO,
