@@ -67,7 +67,7 @@ public final class HttpServer implements AutoCloseable {
    * second.
    */
   public static void preload() {
-    Transport.AUTO.choose();
+    Transport.AUTO.choose().io().get();
     new HttpServerCodec(new HttpDecoderConfig());
     new ServerBootstrap();
     new DefaultChannelGroup(GlobalEventExecutor.INSTANCE);
@@ -104,7 +104,7 @@ public final class HttpServer implements AutoCloseable {
     long stalledMs = limits.stalled().toMillis();
     int idleTicks = (int) Math.max(1, (limits.idle().toMillis() + stalledMs - 1) / stalledMs);
     Transport.Chosen chosen = transport.choose();
-    EventLoopGroup group = new MultiThreadIoEventLoopGroup(eventLoops, chosen.io());
+    EventLoopGroup group = new MultiThreadIoEventLoopGroup(eventLoops, chosen.io().get());
     ChannelGroup open = new DefaultChannelGroup(GlobalEventExecutor.INSTANCE);
     HttpDecoderConfig decoding =
         new HttpDecoderConfig()

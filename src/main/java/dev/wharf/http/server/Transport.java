@@ -11,6 +11,7 @@ import io.netty.channel.uring.IoUring;
 import io.netty.channel.uring.IoUringIoHandler;
 import io.netty.channel.uring.IoUringServerSocketChannel;
 import java.util.Locale;
+import java.util.function.Supplier;
 
 /**
  * How the event loops drive their sockets ({@code server.transport}).
@@ -49,8 +50,39 @@ public enum Transport {
     }
   }
 
-  /** What the server is built from once a transport is chosen. */
-  record Chosen(Transport transport, IoHandlerFactory io, Class<? extends ServerChannel> channel) {}
+  /**
+   * What the server is built from once a transport is chosen; the factory is made only by a server
+   * that starts, since making one loads the transport's native code.
+   */
+  record Chosen(
+      Transport transport,
+      Supplier<IoHandlerFactory> io,
+      Class<? extends ServerChannel> channel) {}
+
+  /** Which native transports this machine offers: for each, null or why not. */
+  interface Natives {
+    Throwable ioUringMissing();
+
+    Throwable epollMissing();
+
+    /** What Netty finds on this machine. */
+    Natives HERE =
+        new Natives() {
+          @Override
+          public Throwable ioUringMissing() {
+            return IoUring.isAvailable() ? null : why(IoUring.unavailabilityCause());
+          }
+
+          @Override
+          public Throwable epollMissing() {
+            return Epoll.isAvailable() ? null : why(Epoll.unavailabilityCause());
+          }
+
+          private static Throwable why(Throwable cause) {
+            return cause != null ? cause : new UnsupportedOperationException("not offered");
+          }
+        };
+  }
 
   /**
    * The transport to use: this one, or for {@link #AUTO} the first available of io_uring, epoll
@@ -59,31 +91,35 @@ public enum Transport {
    * @throws Unavailable when this names a transport the machine does not offer
    */
   Chosen choose() {
+    return choose(Natives.HERE);
+  }
+
+  Chosen choose(Natives natives) {
     return switch (this) {
       case AUTO ->
-          IoUring.isAvailable()
-              ? IO_URING.choose()
-              : Epoll.isAvailable() ? EPOLL.choose() : NIO.choose();
+          natives.ioUringMissing() == null
+              ? IO_URING.choose(natives)
+              : natives.epollMissing() == null ? EPOLL.choose(natives) : NIO.choose(natives);
       case IO_URING -> {
-        require(IoUring.isAvailable(), IoUring.unavailabilityCause());
-        yield new Chosen(this, IoUringIoHandler.newFactory(), IoUringServerSocketChannel.class);
+        require(natives.ioUringMissing());
+        yield new Chosen(this, IoUringIoHandler::newFactory, IoUringServerSocketChannel.class);
       }
       case EPOLL -> {
-        require(Epoll.isAvailable(), Epoll.unavailabilityCause());
-        yield new Chosen(this, EpollIoHandler.newFactory(), EpollServerSocketChannel.class);
+        require(natives.epollMissing());
+        yield new Chosen(this, EpollIoHandler::newFactory, EpollServerSocketChannel.class);
       }
-      case NIO -> new Chosen(this, NioIoHandler.newFactory(), NioServerSocketChannel.class);
+      case NIO -> new Chosen(this, NioIoHandler::newFactory, NioServerSocketChannel.class);
     };
   }
 
-  private void require(boolean available, Throwable cause) {
-    if (!available) {
+  private void require(Throwable missing) {
+    if (missing != null) {
       throw new Unavailable(
           configName()
-              + " is not available here"
-              + (cause == null ? "" : " (" + cause.getMessage() + ")")
-              + "; set server.transport to auto to use what is",
-          cause);
+              + " is not available here ("
+              + missing.getMessage()
+              + "); set server.transport to auto to use what is",
+          missing);
     }
   }
 }
