@@ -68,6 +68,56 @@ class ServeProcessTest {
     assertThat(lines.get(1)).isEqualTo("wharf stopped");
   }
 
+  /**
+   * Netty's {@code io.netty.transport.noNative} makes a machine without io_uring or epoll: the
+   * default then serves on NIO and says so, and a transport named in the config stops the start
+   * with the reason, as a one-line error and exit status 1.
+   */
+  @Test
+  void withoutNativeTransportsAutoServesOnNioAndANamedOneStopsTheStart() throws Exception {
+    Path output = dir.resolve("auto.txt");
+    child = startWithoutNatives("auto", output);
+    String port = awaitPort(output);
+    HttpResponse<String> ready = HttpClient.newHttpClient().send(
+        HttpRequest.newBuilder(URI.create("http://127.0.0.1:" + port + "/readyz")).build(),
+        HttpResponse.BodyHandlers.ofString());
+    assertThat(ready.statusCode()).isEqualTo(200);
+    assertThat(Files.readAllLines(output, StandardCharsets.UTF_8).get(0))
+        .endsWith(", transport nio");
+    child.destroy();
+    assertThat(child.waitFor(30, TimeUnit.SECONDS)).isTrue();
+
+    for (String named : List.of("io_uring", "epoll")) {
+      Path refused = dir.resolve(named + ".txt");
+      child = startWithoutNatives(named, refused);
+      assertThat(child.waitFor(60, TimeUnit.SECONDS)).isTrue();
+      assertThat(child.exitValue()).isEqualTo(1);
+      String said = Files.readString(refused, StandardCharsets.UTF_8);
+      assertThat(said)
+          .startsWith("wharf: cannot listen on 127.0.0.1:0: " + named + " is not available here (")
+          .contains("set server.transport to auto to use what is")
+          .doesNotContain("Exception");
+    }
+  }
+
+  private Process startWithoutNatives(String transport, Path output) throws Exception {
+    Path config = dir.resolve("wharf-" + transport + ".yaml");
+    Files.writeString(config, """
+        server: {host: 127.0.0.1, port: 0, transport: %s}
+        storage: {kind: sqlite, path: "%s"}
+        """.formatted(transport, dir.resolve("wharf.db").toString().replace("\\", "/")));
+    String cp =
+        System.getProperty("surefire.test.class.path", System.getProperty("java.class.path"));
+    return new ProcessBuilder(
+        Path.of(System.getProperty("java.home"), "bin", "java").toString(),
+        "--enable-native-access=ALL-UNNAMED", "-Xmx256m", "-XX:+UseSerialGC",
+        "-Dio.netty.transport.noNative=true", "-cp", cp,
+        "dev.wharf.cli.Main", "serve", "-c", config.toString())
+        .redirectErrorStream(true)
+        .redirectOutput(output.toFile())
+        .start();
+  }
+
   /** Reads the child's output until it says where it listens (at most 60 s). */
   private String awaitPort(Path output) throws Exception {
     long deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(60);
