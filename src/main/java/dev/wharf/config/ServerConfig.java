@@ -9,6 +9,7 @@ import java.util.stream.Collectors;
  * The {@code server} section: where to listen and the limits every dialect shares.
  *
  * @param maxBodyBytes largest request body accepted
+ * @param maxBodyMemory request-body bytes held at once across all connections; past it, 503
  * @param maxWait longest long-poll wait
  * @param maxWaiters consumers parked at once; past it, 503 with Retry-After
  * @param maxPublishBatch messages in one publish request
@@ -23,6 +24,7 @@ public record ServerConfig(
     String host,
     int port,
     long maxBodyBytes,
+    long maxBodyMemory,
     Duration maxWait,
     int maxWaiters,
     int maxPublishBatch,
@@ -38,6 +40,7 @@ public record ServerConfig(
         "127.0.0.1",
         8080,
         1L << 20,
+        dev.wharf.http.HttpSettings.defaultBodyMemory(),
         Duration.ofSeconds(30),
         10_000,
         1000,
@@ -59,6 +62,11 @@ public record ServerConfig(
     long maxBody = n.size("max_body", d.maxBodyBytes());
     if (maxBody < 1024 || maxBody > (1L << 30)) {
       n.problems().add(n.pathOf("max_body"), "must be between 1KB and 1GB");
+    }
+    // Unset, it is never less than one largest body.
+    long maxBodyMemory = n.size("max_body_memory", Math.max(maxBody, d.maxBodyMemory()));
+    if (maxBodyMemory < maxBody || maxBodyMemory > (64L << 30)) {
+      n.problems().add(n.pathOf("max_body_memory"), "must be between max_body and 64GB");
     }
     Duration maxWait = n.duration("max_wait", d.maxWait());
     within(n, "max_wait", maxWait, Duration.ZERO, Duration.ofMinutes(15));
@@ -95,6 +103,7 @@ public record ServerConfig(
         host,
         port,
         maxBody,
+        maxBodyMemory,
         maxWait,
         maxWaiters,
         maxBatch,

@@ -9,6 +9,7 @@ import java.time.Duration;
  * @param host address to bind (default 127.0.0.1)
  * @param port 0 = an ephemeral port
  * @param maxBodyBytes largest request body accepted
+ * @param maxBodyMemory request-body bytes held at once across all connections
  * @param adminToken null = management routes answer loopback clients only
  * @param requireTokens when true, a queue without consumer tokens still needs the admin token
  * @param sseKeepalive interval of SSE keepalive comments
@@ -20,6 +21,7 @@ public record HttpSettings(
     String host,
     int port,
     long maxBodyBytes,
+    long maxBodyMemory,
     String adminToken,
     boolean requireTokens,
     Duration sseKeepalive,
@@ -27,7 +29,15 @@ public record HttpSettings(
     Duration idleTimeout,
     Transport transport) {
 
-  /** With the default request (30 s) and idle (5 min) timeouts and transport. */
+  /**
+   * Request-body bytes held at once unless configured: room for 256 bodies of the default 1 MB,
+   * or a quarter of the heap ceiling when that is less, so that bodies alone never fill the heap.
+   */
+  public static long defaultBodyMemory() {
+    return Math.min(256L << 20, Runtime.getRuntime().maxMemory() / 4);
+  }
+
+  /** With the default body memory ({@link #defaultBodyMemory()}), request (30 s) and idle (5 min) timeouts and transport. */
   public HttpSettings(
       String host,
       int port,
@@ -39,6 +49,7 @@ public record HttpSettings(
         host,
         port,
         maxBodyBytes,
+        Math.max(maxBodyBytes, defaultBodyMemory()),
         adminToken,
         requireTokens,
         sseKeepalive,
@@ -56,6 +67,7 @@ public record HttpSettings(
         host,
         newPort,
         maxBodyBytes,
+        maxBodyMemory,
         adminToken,
         requireTokens,
         sseKeepalive,

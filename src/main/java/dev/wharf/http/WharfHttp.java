@@ -8,6 +8,8 @@ import dev.wharf.http.nativeapi.SettleService;
 import dev.wharf.http.nativeapi.StreamService;
 import dev.wharf.http.server.HttpServer;
 import dev.wharf.http.server.Transport;
+import io.micrometer.core.instrument.FunctionCounter;
+import io.micrometer.core.instrument.Gauge;
 import io.micrometer.prometheusmetrics.PrometheusMeterRegistry;
 import java.util.concurrent.atomic.AtomicBoolean;
 
@@ -51,13 +53,23 @@ public final class WharfHttp implements AutoCloseable {
               endpoints.handler(),
               (status, code, detail) -> Replies.errorBody(code, detail),
               new HttpServer.Limits(
-                  settings.maxBodyBytes(), settings.requestTimeout(), settings.idleTimeout()),
+                  settings.maxBodyBytes(),
+                  settings.maxBodyMemory(),
+                  settings.requestTimeout(),
+                  settings.idleTimeout()),
               EVENT_LOOPS,
               settings.transport());
     } catch (InterruptedException e) {
       Thread.currentThread().interrupt();
       throw new IllegalStateException("interrupted while binding the HTTP port", e);
     }
+    Gauge.builder("wharf_http_body_memory_held", server, HttpServer::bodyBytesHeld)
+        .description("Request-body bytes held now (server.max_body_memory bounds them)")
+        .baseUnit("bytes")
+        .register(registry);
+    FunctionCounter.builder("wharf_http_bodies_refused", server, HttpServer::bodiesRefused)
+        .description("Request bodies refused with 503 because server.max_body_memory was full")
+        .register(registry);
     return new WharfHttp(server, closing);
   }
 

@@ -97,6 +97,7 @@ class ConfigLoaderTest {
                 "0.0.0.0",
                 9090,
                 512 * 1024,
+                dev.wharf.http.HttpSettings.defaultBodyMemory(),
                 Duration.ofSeconds(20),
                 50,
                 10,
@@ -138,6 +139,7 @@ class ConfigLoaderTest {
                 "0.0.0.0",
                 9090,
                 512 * 1024,
+                dev.wharf.http.HttpSettings.defaultBodyMemory(),
                 "adm",
                 true,
                 Duration.ofSeconds(5),
@@ -339,6 +341,22 @@ class ConfigLoaderTest {
         .containsExactly("server.max_wait: must be between 0s and 15m");
     assertThat(errors("server: {max_body: 1.5MB}"))
         .containsExactly("server.max_body: not a size: \"1.5MB\"");
+  }
+
+  @Test
+  void bodyMemoryHoldsAtLeastOneLargestBody() {
+    long dflt = dev.wharf.http.HttpSettings.defaultBodyMemory();
+    assertThat(dflt).isEqualTo(Math.min(256L << 20, Runtime.getRuntime().maxMemory() / 4));
+    assertThat(parse("server: {}").server().maxBodyMemory()).isEqualTo(dflt);
+    assertThat(parse("server: {max_body: 1GB}").server().maxBodyMemory()).isEqualTo(1L << 30);
+    assertThat(parse("server: {max_body_memory: 64MB}").server().maxBodyMemory())
+        .isEqualTo(64L << 20);
+    assertThat(parse("server: {max_body: 4MB, max_body_memory: 4MB}").httpSettings().maxBodyMemory())
+        .isEqualTo(4L << 20);
+    assertThat(errors("server: {max_body: 4MB, max_body_memory: 2MB}"))
+        .containsExactly("server.max_body_memory: must be between max_body and 64GB");
+    assertThat(errors("server: {max_body_memory: 100GB}"))
+        .containsExactly("server.max_body_memory: must be between max_body and 64GB");
   }
 
   @Test

@@ -49,15 +49,17 @@ final class TestServer implements AutoCloseable {
       String host,
       Duration keepalive,
       BrokerOptions options) {
+    this(
+        dir, new HttpSettings(host, 0, MAX_BODY, adminToken, requireTokens, keepalive), options);
+  }
+
+  /** With the HTTP settings given (its port is ignored: an ephemeral one). */
+  TestServer(Path dir, HttpSettings settings, BrokerOptions options) {
     store = new SqliteStore(dir.resolve("wharf.db"));
     store.start();
     broker = new Broker(failable(store), clock, options, registry);
     broker.startWithoutReapers();
-    http =
-        WharfHttp.start(
-            broker,
-            registry,
-            new HttpSettings(host, 0, MAX_BODY, adminToken, requireTokens, keepalive));
+    http = WharfHttp.start(broker, registry, settings.withPort(0));
     api = new Api("127.0.0.1", http.port());
   }
 

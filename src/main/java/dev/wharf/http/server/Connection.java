@@ -49,6 +49,7 @@ final class Connection extends ChannelInboundHandlerAdapter {
   private final Handler handler;
   private final ErrorBody errors;
   private final long maxBody;
+  private final BodyBudget budget;
   private final int idleTicks;
 
   private ChannelHandlerContext ctx;
@@ -60,8 +61,16 @@ final class Connection extends ChannelInboundHandlerAdapter {
   private boolean skipping;
   // The request being answered, and those read after it.
   private Exchange current;
-  private final ArrayDeque<Runnable> waiting = new ArrayDeque<>();
+  private final ArrayDeque<Queued> waiting = new ArrayDeque<>();
   private boolean paused;
+  // Body bytes this connection took from the budget and has not given back; of those, what the
+  // body being read took. Once the connection is gone everything was given back at once.
+  private long held;
+  private long reading;
+  private boolean gone;
+
+  /** A request read ahead of its turn. */
+  private record Queued(Exchange ex, Request req) {}
   // Bytes came that do not make a whole request yet; quiet periods since the last bytes.
   private boolean partial;
   private int quiet;
@@ -70,10 +79,11 @@ final class Connection extends ChannelInboundHandlerAdapter {
    * @param idleTicks how many quiet periods in a row (see {@link HttpServer.Limits}) close a
    *     connection that owes and is owed nothing
    */
-  Connection(Handler handler, ErrorBody errors, long maxBody, int idleTicks) {
+  Connection(Handler handler, ErrorBody errors, long maxBody, BodyBudget budget, int idleTicks) {
     this.handler = handler;
     this.errors = errors;
     this.maxBody = maxBody;
+    this.budget = budget;
     this.idleTicks = idleTicks;
   }
 
@@ -161,6 +171,10 @@ final class Connection extends ChannelInboundHandlerAdapter {
       // Answered without reading the body; the connection closes after the answer.
       complete(true);
     } else if (declared > 0) {
+      if (!take(declared)) {
+        busy();
+        return;
+      }
       body = new byte[(int) declared];
     } else if (declared < 0 && HttpUtil.isTransferEncodingChunked(req)) {
       chunked = new ByteArrayOutputStream();
@@ -184,6 +198,10 @@ final class Connection extends ChannelInboundHandlerAdapter {
         complete(true);
         return;
       }
+      if (!take(n)) {
+        busy();
+        return;
+      }
       try {
         bytes.readBytes(chunked, n);
       } catch (IOException e) {
@@ -199,6 +217,12 @@ final class Connection extends ChannelInboundHandlerAdapter {
     partial = false;
     HttpRequest req = head;
     byte[] bytes = tooLarge ? null : chunked != null ? chunked.toByteArray() : body;
+    long taken = reading;
+    reading = 0;
+    if (tooLarge) {
+      release(taken);
+      taken = 0;
+    }
     head = null;
     body = null;
     chunked = null;
@@ -206,7 +230,12 @@ final class Connection extends ChannelInboundHandlerAdapter {
     boolean keepAlive = !tooLarge && HttpUtil.isKeepAlive(req);
     Exchange ex =
         new Exchange(
-            ctx, this, req.protocolVersion(), keepAlive, req.method().equals(HttpMethod.HEAD));
+            ctx,
+            this,
+            req.protocolVersion(),
+            keepAlive,
+            req.method().equals(HttpMethod.HEAD),
+            taken);
     Request request =
         new Request(
             req.method().name(),
@@ -216,11 +245,10 @@ final class Connection extends ChannelInboundHandlerAdapter {
             tooLarge,
             (InetSocketAddress) ctx.channel().remoteAddress(),
             ex);
-    Runnable start = () -> run(ex, request);
     if (current == null) {
-      start.run();
+      run(ex, request);
     } else {
-      waiting.add(start);
+      waiting.add(new Queued(ex, request));
       if (waiting.size() >= MAX_WAITING && !paused) {
         paused = true;
         ctx.channel().config().setAutoRead(false);
@@ -261,14 +289,15 @@ final class Connection extends ChannelInboundHandlerAdapter {
       return;
     }
     current = null;
+    release(ex.bodyBytes());
     if (!keepOpen) {
-      waiting.clear();
+      dropWaiting();
       ctx.close();
       return;
     }
-    Runnable next = waiting.poll();
+    Queued next = waiting.poll();
     if (next != null) {
-      next.run();
+      run(next.ex(), next.req());
     } else if (paused) {
       paused = false;
       ctx.channel().config().setAutoRead(true);
@@ -287,12 +316,52 @@ final class Connection extends ChannelInboundHandlerAdapter {
     }
   }
 
+  /** Takes {@code n} bytes of the budget for the body being read, if they fit. */
+  private boolean take(long n) {
+    if (!budget.take(n)) {
+      return false;
+    }
+    held += n;
+    reading += n;
+    return true;
+  }
+
+  private void release(long n) {
+    if (!gone) {
+      budget.give(n);
+      held -= n;
+    }
+  }
+
+  /** Requests read ahead that will not run: their bodies go back to the budget. */
+  private void dropWaiting() {
+    for (Queued q : waiting) {
+      release(q.ex().bodyBytes());
+    }
+    waiting.clear();
+  }
+
+  /** The body does not fit in what the server may hold: refused unread, and the connection closes. */
+  private void busy() {
+    reject(
+        503,
+        "server_busy",
+        "the server holds as many request bodies as server.max_body_memory allows; retry shortly",
+        "1");
+  }
+
   private void reject(int status, String code, String detail) {
+    reject(status, code, detail, null);
+  }
+
+  private void reject(int status, String code, String detail, String retryAfter) {
     head = null;
     body = null;
     chunked = null;
     skipping = true;
-    waiting.clear();
+    release(reading);
+    reading = 0;
+    dropWaiting();
     if (current != null) {
       // The answer under way is the last on this connection.
       ctx.channel().config().setAutoRead(false);
@@ -304,6 +373,9 @@ final class Connection extends ChannelInboundHandlerAdapter {
             HttpResponseStatus.valueOf(status),
             Unpooled.wrappedBuffer(errors.render(status, code, detail)));
     res.headers().set(HttpHeaderNames.CONTENT_TYPE, "application/json");
+    if (retryAfter != null) {
+      res.headers().set(HttpHeaderNames.RETRY_AFTER, retryAfter);
+    }
     HttpUtil.setContentLength(res, res.content().readableBytes());
     HttpUtil.setKeepAlive(res, false);
     ctx.writeAndFlush(res).addListener(ChannelFutureListener.CLOSE);
@@ -312,6 +384,10 @@ final class Connection extends ChannelInboundHandlerAdapter {
   @Override
   public void channelInactive(ChannelHandlerContext ctx) {
     waiting.clear();
+    budget.give(held);
+    held = 0;
+    reading = 0;
+    gone = true;
     if (current != null) {
       current.disconnected();
     }

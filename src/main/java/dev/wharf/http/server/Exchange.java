@@ -26,22 +26,32 @@ final class Exchange {
   private final HttpVersion version;
   private final boolean keepAlive;
   private final boolean head;
+  private final long bodyBytes;
   private final Object lock = new Object();
   private Runnable onDisconnect;
   private boolean disconnected;
 
-  /** @param head a HEAD request: the answer's headers say what GET would send, with no body */
+  /**
+   * @param head a HEAD request: the answer's headers say what GET would send, with no body
+   * @param bodyBytes what the request's body took of the server's {@link BodyBudget}
+   */
   Exchange(
       ChannelHandlerContext ctx,
       Connection connection,
       HttpVersion version,
       boolean keepAlive,
-      boolean head) {
+      boolean head,
+      long bodyBytes) {
     this.ctx = ctx;
     this.connection = connection;
     this.version = version;
     this.keepAlive = keepAlive;
     this.head = head;
+    this.bodyBytes = bodyBytes;
+  }
+
+  long bodyBytes() {
+    return bodyBytes;
   }
 
   java.util.concurrent.Executor executor() {

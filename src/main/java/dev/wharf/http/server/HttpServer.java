@@ -35,14 +35,20 @@ public final class HttpServer implements AutoCloseable {
   private final Transport transport;
   private final Channel listener;
   private final ChannelGroup open;
+  private final BodyBudget bodies;
   private final AtomicBoolean closed = new AtomicBoolean();
 
   private HttpServer(
-      EventLoopGroup group, Channel listener, ChannelGroup open, Transport transport) {
+      EventLoopGroup group,
+      Channel listener,
+      ChannelGroup open,
+      Transport transport,
+      BodyBudget bodies) {
     this.transport = transport;
     this.group = group;
     this.listener = listener;
     this.open = open;
+    this.bodies = bodies;
   }
 
   /**
@@ -50,13 +56,18 @@ public final class HttpServer implements AutoCloseable {
    *
    * @param maxBody largest request body read; a larger one reaches the handler with {@link
    *     Request#bodyTooLarge()} set and the connection closes after its answer
+   * @param bodyMemory request-body bytes held at once across all connections; a body that does
+   *     not fit is answered 503 {@code server_busy} unread and its connection closes
    * @param stalled longest silence while a request is being sent (then 408 and close)
    * @param idle longest a connection with no request under way stays open
    */
-  public record Limits(long maxBody, Duration stalled, Duration idle) {
+  public record Limits(long maxBody, long bodyMemory, Duration stalled, Duration idle) {
     public Limits {
       if (stalled.isNegative() || stalled.isZero() || idle.compareTo(stalled) < 0) {
         throw new IllegalArgumentException("need 0 < stalled <= idle");
+      }
+      if (bodyMemory < maxBody) {
+        throw new IllegalArgumentException("need maxBody <= bodyMemory");
       }
     }
   }
@@ -106,6 +117,7 @@ public final class HttpServer implements AutoCloseable {
     Transport.Chosen chosen = transport.choose();
     EventLoopGroup group = new MultiThreadIoEventLoopGroup(eventLoops, chosen.io().get());
     ChannelGroup open = new DefaultChannelGroup(GlobalEventExecutor.INSTANCE);
+    BodyBudget bodies = new BodyBudget(limits.bodyMemory());
     HttpDecoderConfig decoding =
         new HttpDecoderConfig()
             .setMaxInitialLineLength(MAX_INITIAL_LINE)
@@ -126,7 +138,7 @@ public final class HttpServer implements AutoCloseable {
                     protected void initChannel(SocketChannel ch) {
                       open.add(ch);
                       Connection connection =
-                          new Connection(handler, errors, limits.maxBody(), idleTicks);
+                          new Connection(handler, errors, limits.maxBody(), bodies, idleTicks);
                       ch.pipeline()
                           .addLast(new IdleStateHandler(stalledMs, 0, 0, TimeUnit.MILLISECONDS))
                           .addLast(connection.new Arrivals())
@@ -138,7 +150,7 @@ public final class HttpServer implements AutoCloseable {
               .bind(new InetSocketAddress(host, port))
               .sync()
               .channel();
-      return new HttpServer(group, listener, open, chosen.transport());
+      return new HttpServer(group, listener, open, chosen.transport(), bodies);
     } catch (InterruptedException | RuntimeException e) {
       group.shutdownGracefully(0, 0, TimeUnit.MILLISECONDS);
       throw e;
@@ -163,6 +175,16 @@ public final class HttpServer implements AutoCloseable {
 
   public int port() {
     return ((InetSocketAddress) listener.localAddress()).getPort();
+  }
+
+  /** Request-body bytes held now, of {@link Limits#bodyMemory()}. */
+  public long bodyBytesHeld() {
+    return bodies.held();
+  }
+
+  /** Bodies refused so far because they did not fit in {@link Limits#bodyMemory()}. */
+  public long bodiesRefused() {
+    return bodies.refused();
   }
 
   /** Stops accepting, closes every connection, and stops the event loops. */

@@ -1,11 +1,12 @@
 package dev.wharf.http.server;
 
+import static dev.wharf.testing.RawHttp.readAll;
+import static dev.wharf.testing.RawHttp.readUntil;
+import static dev.wharf.testing.RawHttp.write;
 import static org.assertj.core.api.Assertions.assertThat;
 
-import java.io.ByteArrayOutputStream;
+import dev.wharf.testing.RawHttp;
 import java.io.IOException;
-import java.io.InputStream;
-import java.io.OutputStream;
 import java.net.Socket;
 import java.nio.charset.StandardCharsets;
 import java.time.Duration;
@@ -89,7 +90,7 @@ class HttpServerTest {
             0,
             router,
             (status, code, detail) -> bytes("{\"code\":\"" + code + "\"}"),
-            new HttpServer.Limits(MAX_BODY, STALLED, STALLED.multipliedBy(2)),
+            new HttpServer.Limits(MAX_BODY, 4 * MAX_BODY, STALLED, STALLED.multipliedBy(2)),
             1,
             transport());
   }
@@ -114,7 +115,7 @@ class HttpServerTest {
             0,
             router,
             (status, code, detail) -> bytes(code),
-            new HttpServer.Limits(2L * large, STALLED, STALLED.multipliedBy(2)),
+            new HttpServer.Limits(2L * large, 2L * large, STALLED, STALLED.multipliedBy(2)),
             1,
             transport())) {
       assertThat(post(roomy, "/quick", 10)).endsWith("loop|");
@@ -306,34 +307,6 @@ class HttpServerTest {
   }
 
   private Socket connect() throws IOException {
-    Socket s = new Socket("127.0.0.1", server.port());
-    s.setSoTimeout(10_000);
-    return s;
-  }
-
-  private static void write(Socket s, String text) throws IOException {
-    OutputStream out = s.getOutputStream();
-    out.write(text.getBytes(StandardCharsets.UTF_8));
-    out.flush();
-  }
-
-  /** Reads until {@code marker} has arrived (bounded by the socket's timeout). */
-  private static String readUntil(Socket s, String marker) throws IOException {
-    InputStream in = s.getInputStream();
-    ByteArrayOutputStream got = new ByteArrayOutputStream();
-    byte[] buf = new byte[4096];
-    while (!got.toString(StandardCharsets.UTF_8).contains(marker)) {
-      int n = in.read(buf);
-      if (n < 0) {
-        break;
-      }
-      got.write(buf, 0, n);
-    }
-    return got.toString(StandardCharsets.UTF_8);
-  }
-
-  /** Reads until the server closes the connection. */
-  private static String readAll(Socket s) throws IOException {
-    return new String(s.getInputStream().readAllBytes(), StandardCharsets.UTF_8);
+    return RawHttp.connect(server.port());
   }
 }
