@@ -13,6 +13,7 @@ import java.util.stream.Collectors;
  * @param maxWait longest long-poll wait
  * @param maxWaiters consumers parked at once; past it, 503 with Retry-After
  * @param maxPublishBatch messages in one publish request
+ * @param maxReceiveBytes payload bytes past which a receive takes no further message
  * @param sseKeepalive interval of SSE keepalive comments
  * @param idempotencyWindow how long an idempotency key makes a repeat publish a duplicate
  * @param expiredRetention how long a message whose TTL passed is kept for inspection
@@ -28,6 +29,7 @@ public record ServerConfig(
     Duration maxWait,
     int maxWaiters,
     int maxPublishBatch,
+    long maxReceiveBytes,
     Duration sseKeepalive,
     Duration idempotencyWindow,
     Duration expiredRetention,
@@ -44,6 +46,7 @@ public record ServerConfig(
         Duration.ofSeconds(30),
         10_000,
         1000,
+        dev.wharf.core.BrokerOptions.defaults().maxReceiveBytes(),
         Duration.ofSeconds(15),
         Duration.ofHours(24),
         Duration.ofDays(1),
@@ -72,6 +75,10 @@ public record ServerConfig(
     within(n, "max_wait", maxWait, Duration.ZERO, Duration.ofMinutes(15));
     int maxWaiters = n.integer("max_waiters", d.maxWaiters(), 1, 1_000_000);
     int maxBatch = n.integer("max_publish_batch", d.maxPublishBatch(), 1, 100_000);
+    long maxReceiveBytes = n.size("max_receive_bytes", d.maxReceiveBytes());
+    if (maxReceiveBytes < 1024 || maxReceiveBytes > (1L << 30)) {
+      n.problems().add(n.pathOf("max_receive_bytes"), "must be between 1KB and 1GB");
+    }
     Duration keepalive = n.duration("sse_keepalive", d.sseKeepalive());
     within(n, "sse_keepalive", keepalive, Duration.ofSeconds(1), Duration.ofMinutes(10));
     Duration idem = n.duration("idempotency_window", d.idempotencyWindow());
@@ -107,6 +114,7 @@ public record ServerConfig(
         maxWait,
         maxWaiters,
         maxBatch,
+        maxReceiveBytes,
         keepalive,
         idem,
         retention,

@@ -61,7 +61,8 @@ public record WharfConfig(
         server.maxPublishBatch(),
         server.idempotencyWindow(),
         server.expiredRetention(),
-        d.repeatWindow());
+        d.repeatWindow(),
+        server.maxReceiveBytes());
   }
 
   /** A copy listening on another port (0 = ephemeral), for tests and tools. */
@@ -76,6 +77,7 @@ public record WharfConfig(
             s.maxWait(),
             s.maxWaiters(),
             s.maxPublishBatch(),
+            s.maxReceiveBytes(),
             s.sseKeepalive(),
             s.idempotencyWindow(),
             s.expiredRetention(),

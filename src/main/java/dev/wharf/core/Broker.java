@@ -245,7 +245,13 @@ public final class Broker implements AutoCloseable {
       PublishBatch batch, List<QueueWaiters.Waiter> taken) {
     List<ClaimRequest> claims = new ArrayList<>(taken.size());
     for (QueueWaiters.Waiter w : taken) {
-      claims.add(new ClaimRequest(batch.queue(), w.wants, batch.now(), batch.now().plus(w.lease)));
+      claims.add(
+          new ClaimRequest(
+              batch.queue(),
+              w.wants,
+              batch.now(),
+              batch.now().plus(w.lease),
+              options.maxReceiveBytes()));
     }
     CompletableFuture<PublishedAndClaimed> out =
         guarded(() -> store.messagesPublishAndClaimAsync(batch, claims));
@@ -395,7 +401,8 @@ public final class Broker implements AutoCloseable {
 
   CompletableFuture<List<Delivery>> claimAtAsync(
       String queue, int max, Duration lease, Instant now) {
-    ClaimRequest claim = new ClaimRequest(queue, max, now, now.plus(lease));
+    ClaimRequest claim =
+        new ClaimRequest(queue, max, now, now.plus(lease), options.maxReceiveBytes());
     return guarded(() -> store.messagesClaimAsync(claim));
   }
 

@@ -11,6 +11,8 @@ import java.time.Duration;
  * @param idempotencyWindow how long an idempotency key counts
  * @param expiredRetention how long an expired message is kept for inspection
  * @param repeatWindow how long a repeated settle of a finished lease counts as success
+ * @param maxReceiveBytes payload bytes past which a receive takes no further message (the first
+ *     is always taken)
  */
 public record BrokerOptions(
     Duration maxWait,
@@ -18,7 +20,8 @@ public record BrokerOptions(
     int maxPublishBatch,
     Duration idempotencyWindow,
     Duration expiredRetention,
-    Duration repeatWindow) {
+    Duration repeatWindow,
+    long maxReceiveBytes) {
 
   public static final int MAX_RECEIVE_BATCH = 100;
   public static final int MAX_SETTLE_BATCH = 100;
@@ -30,6 +33,7 @@ public record BrokerOptions(
         1000,
         Duration.ofHours(24),
         Duration.ofDays(1),
-        Duration.ofMinutes(5));
+        Duration.ofMinutes(5),
+        8L << 20);
   }
 }

@@ -2,5 +2,30 @@ package dev.wharf.store;
 
 import java.time.Instant;
 
-/** Lease up to {@code max} of the oldest visible ready messages of a queue until leaseUntil. */
-public record ClaimRequest(String queue, int max, Instant now, Instant leaseUntil) {}
+/**
+ * Lease up to {@code max} of the oldest visible ready messages of a queue until leaseUntil, and no
+ * more once their payloads reach {@code maxBytes}: the first message is taken whatever its size,
+ * so one larger than the bound is still delivered, alone. The bound keeps what one claim reads
+ * into memory, and what its answer renders, in proportion to it rather than to max x max_body.
+ */
+public record ClaimRequest(String queue, int max, Instant now, Instant leaseUntil, long maxBytes) {
+  /** No bound on the payload bytes taken. */
+  public static final long ANY_SIZE = Long.MAX_VALUE;
+
+  public ClaimRequest(String queue, int max, Instant now, Instant leaseUntil) {
+    this(queue, max, now, leaseUntil, ANY_SIZE);
+  }
+
+  /**
+   * Whether a claim that has taken {@code taken} messages takes the next one too, the payloads
+   * then adding up to {@code bytesWithNext}.
+   */
+  public boolean takesNext(int taken, long bytesWithNext) {
+    return taken < max && (taken == 0 || bytesWithNext <= maxBytes);
+  }
+
+  /** The bytes a message's payload counts for against {@link #maxBytes}. */
+  public static int size(Message m) {
+    return m.payload() == null ? 0 : m.payload().length;
+  }
+}

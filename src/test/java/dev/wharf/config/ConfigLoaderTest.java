@@ -101,6 +101,7 @@ class ConfigLoaderTest {
                 Duration.ofSeconds(20),
                 50,
                 10,
+                8L << 20,
                 Duration.ofSeconds(5),
                 Duration.ofHours(1),
                 Duration.ofDays(2),

@@ -268,7 +268,8 @@ class LongPollAndStreamTest {
             1000,
             Duration.ofHours(24),
             Duration.ofDays(1),
-            Duration.ofMinutes(5));
+            Duration.ofMinutes(5),
+            BrokerOptions.defaults().maxReceiveBytes());
     server =
         new TestServer(
             Files.createDirectories(dir.resolve("none")),

@@ -53,6 +53,10 @@ final class TestServer implements AutoCloseable {
         dir, new HttpSettings(host, 0, MAX_BODY, adminToken, requireTokens, keepalive), options);
   }
 
+  TestServer(Path dir, String host, BrokerOptions options) {
+    this(dir, null, false, host, Duration.ofSeconds(1), options);
+  }
+
   /** With the HTTP settings given (its port is ignored: an ephemeral one). */
   TestServer(Path dir, HttpSettings settings, BrokerOptions options) {
     store = new SqliteStore(dir.resolve("wharf.db"));

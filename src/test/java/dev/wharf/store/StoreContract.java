@@ -200,6 +200,34 @@ public abstract class StoreContract {
   }
 
   @Test
+  void aClaimStopsAtItsByteBoundButAlwaysTakesOneMessage() {
+    queue("q", null, null);
+    List<Publish> small = new ArrayList<>();
+    for (int i = 0; i < 5; i++) {
+      // 400 bytes each: a JSON string of 398 characters and its quotes.
+      small.add(Publish.json("\"" + (char) ('a' + i) + "x".repeat(397) + "\""));
+    }
+    broker.publish("q", small);
+    broker.publish("q", List.of(Publish.json("\"big" + "x".repeat(2995) + "\"")));
+    Instant now = clock.instant();
+    Instant until = now.plusSeconds(30);
+
+    List<Delivery> first = store.messagesClaim(new ClaimRequest("q", 10, now, until, 1000));
+    assertThat(first).extracting(d -> body(d).charAt(1)).containsExactly('a', 'b');
+    assertThat(store.messagesClaim(new ClaimRequest("q", 1, now, until, 1000)))
+        .extracting(d -> body(d).charAt(1)).containsExactly('c');
+    // The next would carry 3,800 bytes: the claim stops before it.
+    assertThat(store.messagesClaim(new ClaimRequest("q", 10, now, until, 1000)))
+        .extracting(d -> body(d).charAt(1)).containsExactly('d', 'e');
+    // Larger than the bound by itself: delivered, alone.
+    List<Delivery> big = store.messagesClaim(new ClaimRequest("q", 10, now, until, 1000));
+    assertThat(big).hasSize(1);
+    assertThat(body(big.get(0))).startsWith("\"big").hasSize(3000);
+    assertThat(store.messagesClaim(new ClaimRequest("q", 10, now, until, 1000))).isEmpty();
+    assertThat(store.queueCounts("q", now).leased()).isEqualTo(6);
+  }
+
+  @Test
   void leaseExpiryMakesTheMessageVisibleAgainAndCountsAttempts() {
     queue("q", 3, null);
     publish("q", "1");

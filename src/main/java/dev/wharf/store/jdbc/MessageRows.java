@@ -157,7 +157,7 @@ public final class MessageRows {
   /**
    * Runs a claim's selection of ready rows. The statement is the backend's own (its locking and
    * index hints differ), selects {@link #READY_COLUMNS}, and has four parameters: queue, now
-   * (visible by), now (not expired), max.
+   * (visible by), now (not expired), max. Reading stops at the claim's byte bound.
    */
   public static List<Message> pickReady(PreparedStatement select, ClaimRequest r)
       throws SQLException {
@@ -167,9 +167,15 @@ public final class MessageRows {
     select.setLong(3, now);
     select.setInt(4, r.max());
     List<Message> picked = new ArrayList<>(r.max());
+    long bytes = 0;
     try (ResultSet rs = select.executeQuery()) {
       while (rs.next()) {
-        picked.add(readyMessage(rs, r.queue()));
+        Message m = readyMessage(rs, r.queue());
+        bytes += ClaimRequest.size(m);
+        if (!r.takesNext(picked.size(), bytes)) {
+          break;
+        }
+        picked.add(m);
       }
     }
     return picked;

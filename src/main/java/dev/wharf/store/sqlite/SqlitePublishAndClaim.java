@@ -287,24 +287,39 @@ final class SqlitePublishAndClaim {
   private static List<List<Delivery>> readTogether(
       Tx tx, List<ClaimRequest> claims, int wanted) throws SQLException {
     Instant latest = claims.get(0).now();
+    long bytesWanted = 0;
     for (ClaimRequest r : claims) {
       if (r.now().isAfter(latest)) {
         latest = r.now();
       }
+      bytesWanted = saturatedAdd(bytesWanted, r.maxBytes());
     }
     List<Message> picked =
-        pick(tx, new ClaimRequest(claims.get(0).queue(), wanted, latest, latest));
+        pick(tx, new ClaimRequest(claims.get(0).queue(), wanted, latest, latest, bytesWanted));
     List<List<Delivery>> out = new ArrayList<>(claims.size());
     int from = 0;
     for (ClaimRequest r : claims) {
-      int to = Math.min(picked.size(), from + r.max());
+      // Each takes its share in turn, within its own count and byte bounds.
+      int to = from;
+      long bytes = 0;
+      while (to < picked.size()) {
+        bytes += ClaimRequest.size(picked.get(to));
+        if (!r.takesNext(to - from, bytes)) {
+          break;
+        }
+        to++;
+      }
       out.add(lease(tx, r, picked.subList(from, to)));
       from = to;
     }
     return out;
   }
 
-  /** The queue's first {@code r.max()} visible messages, in delivery order. */
+  private static long saturatedAdd(long a, long b) {
+    return a > Long.MAX_VALUE - b ? Long.MAX_VALUE : a + b;
+  }
+
+  /** The queue's first {@code r.max()} visible messages within its byte bound, in delivery order. */
   private static List<Message> pick(Tx tx, ClaimRequest r) throws SQLException {
     PreparedStatement select =
         tx.prepare(

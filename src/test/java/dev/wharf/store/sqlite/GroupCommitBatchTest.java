@@ -78,6 +78,29 @@ class GroupCommitBatchTest {
   }
 
   @Test
+  void claimsThatShareAReadKeepEachItsOwnByteBound() throws Exception {
+    publish("q", 0, 6);
+    holdWriter();
+    // Payloads are two bytes each: "m0", "m1", ...
+    CompletableFuture<List<Delivery>> fourBytes =
+        store.messagesClaimAsync(new ClaimRequest("q", 5, NOW, NOW.plusSeconds(60), 4));
+    CompletableFuture<List<Delivery>> oneByte =
+        store.messagesClaimAsync(new ClaimRequest("q", 5, NOW, NOW.plusSeconds(60), 1));
+    CompletableFuture<List<Delivery>> any = store.messagesClaimAsync(claim("q", 2));
+    release.countDown();
+
+    // Each takes its share within its own bounds; one whose first message is over its bound
+    // still takes that message, alone.
+    assertThat(fourBytes.get(5, TimeUnit.SECONDS)).extracting(GroupCommitBatchTest::name)
+        .containsExactly("m0", "m1");
+    assertThat(oneByte.get(5, TimeUnit.SECONDS)).extracting(GroupCommitBatchTest::name)
+        .containsExactly("m2");
+    assertThat(any.get(5, TimeUnit.SECONDS)).extracting(GroupCommitBatchTest::name)
+        .containsExactly("m3", "m4");
+    assertThat(store.queueCounts("q", NOW).ready()).isEqualTo(1);
+  }
+
+  @Test
   void claimsOfAQueueRunTogetherWhereTheFirstOfThemCame() throws Exception {
     publish("q", 0, 2);
     holdWriter();
