@@ -68,12 +68,12 @@ final class Connection extends ChannelInboundHandlerAdapter {
   private long held;
   private long reading;
   private boolean gone;
-
-  /** A request read ahead of its turn. */
-  private record Queued(Exchange ex, Request req) {}
   // Bytes came that do not make a whole request yet; quiet periods since the last bytes.
   private boolean partial;
   private int quiet;
+
+  /** A request read ahead of its turn. */
+  private record Queued(Exchange ex, Request req) {}
 
   /**
    * @param idleTicks how many quiet periods in a row (see {@link HttpServer.Limits}) close a
