@@ -10,6 +10,7 @@ import io.netty.handler.codec.TooLongFrameException;
 import io.netty.handler.codec.http.DefaultFullHttpResponse;
 import io.netty.handler.codec.http.HttpContent;
 import io.netty.handler.codec.http.HttpHeaderNames;
+import io.netty.handler.codec.http.HttpHeaderValues;
 import io.netty.handler.codec.http.HttpMethod;
 import io.netty.handler.codec.http.HttpRequest;
 import io.netty.handler.codec.http.HttpResponseStatus;
@@ -160,6 +161,11 @@ final class Connection extends ChannelInboundHandlerAdapter {
     filled = 0;
     body = null;
     chunked = null;
+    String expect = req.headers().get(HttpHeaderNames.EXPECT);
+    if (expect != null && !HttpHeaderValues.CONTINUE.contentEqualsIgnoreCase(expect)) {
+      reject(417, "expectation_failed", "the only expectation understood is 100-continue");
+      return;
+    }
     long declared;
     try {
       declared = HttpUtil.getContentLength(req, -1L);
@@ -168,7 +174,8 @@ final class Connection extends ChannelInboundHandlerAdapter {
       return;
     }
     if (declared > maxBody) {
-      // Answered without reading the body; the connection closes after the answer.
+      // Answered without reading the body; the connection closes after the answer. A client
+      // that asked to hear first hears this answer, not 100 Continue.
       complete(true);
     } else if (declared > 0) {
       if (!take(declared)) {
@@ -176,8 +183,19 @@ final class Connection extends ChannelInboundHandlerAdapter {
         return;
       }
       body = new byte[(int) declared];
+      continueIfAsked(req);
     } else if (declared < 0 && HttpUtil.isTransferEncodingChunked(req)) {
       chunked = new ByteArrayOutputStream();
+      continueIfAsked(req);
+    }
+  }
+
+  /** The body will be read: a client waiting for leave to send it gets 100 Continue. */
+  private void continueIfAsked(HttpRequest req) {
+    if (HttpUtil.is100ContinueExpected(req)) {
+      ctx.writeAndFlush(
+          new DefaultFullHttpResponse(
+              req.protocolVersion(), HttpResponseStatus.CONTINUE, Unpooled.EMPTY_BUFFER));
     }
   }
 

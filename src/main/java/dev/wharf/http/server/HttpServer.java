@@ -11,7 +11,6 @@ import io.netty.channel.group.DefaultChannelGroup;
 import io.netty.channel.socket.SocketChannel;
 import io.netty.handler.codec.http.HttpDecoderConfig;
 import io.netty.handler.codec.http.HttpServerCodec;
-import io.netty.handler.codec.http.HttpServerExpectContinueHandler;
 import io.netty.handler.timeout.IdleStateHandler;
 import io.netty.util.ResourceLeakDetector;
 import io.netty.util.concurrent.GlobalEventExecutor;
@@ -143,7 +142,6 @@ public final class HttpServer implements AutoCloseable {
                           .addLast(new IdleStateHandler(stalledMs, 0, 0, TimeUnit.MILLISECONDS))
                           .addLast(connection.new Arrivals())
                           .addLast(new HttpServerCodec(decoding))
-                          .addLast(new HttpServerExpectContinueHandler())
                           .addLast(connection);
                     }
                   })

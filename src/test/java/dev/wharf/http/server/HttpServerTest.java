@@ -193,6 +193,33 @@ class HttpServerTest {
       write(s, "hi");
       assertThat(readUntil(s, "|")).contains("2:hi|");
     }
+    try (Socket s = connect()) {
+      write(
+          s,
+          "POST /echo HTTP/1.1\r\nHost: t\r\nTransfer-Encoding: chunked\r\n"
+              + "Expect: 100-continue\r\n\r\n");
+      assertThat(readUntil(s, "\r\n\r\n")).startsWith("HTTP/1.1 100 Continue");
+      write(s, "2\r\nhi\r\n0\r\n\r\n");
+      assertThat(readUntil(s, "|")).contains("2:hi|");
+    }
+  }
+
+  @Test
+  void aBodyThatWillNotBeReadGetsItsAnswerInsteadOf100Continue() throws Exception {
+    try (Socket s = connect()) {
+      write(
+          s,
+          "POST /echo HTTP/1.1\r\nHost: t\r\nContent-Length: 5000\r\n"
+              + "Expect: 100-continue\r\n\r\n");
+      // The body is never sent: the client waits for leave that does not come.
+      String answer = readAll(s);
+      assertThat(answer).startsWith("HTTP/1.1 200").contains("too large|");
+      assertThat(answer).doesNotContain("100 Continue");
+    }
+    try (Socket s = connect()) {
+      write(s, "POST /echo HTTP/1.1\r\nHost: t\r\nContent-Length: 2\r\nExpect: tea\r\n\r\n");
+      assertThat(readAll(s)).startsWith("HTTP/1.1 417").contains("expectation_failed");
+    }
   }
 
   @Test
