@@ -188,7 +188,7 @@ public final class Bench implements Callable<Integer> {
       emit(measured(pid, () -> LatencyScenario.run(target, o, peak)));
     }
     if (all || scenario.equals("idle-polls")) {
-      emit(measured(pid, () -> IdlePollsScenario.run(target, o)));
+      emit(measured(pid, () -> IdlePollsScenario.run(target, o, all)));
     }
   }
 

@@ -22,7 +22,11 @@ final class IdlePollsScenario {
 
   private IdlePollsScenario() {}
 
-  static Result run(Target target, Options o) throws IOException {
+  /**
+   * @param afterLoad the scenarios of {@code all} ran on this server first: its heap has grown
+   *     with them, so the RSS says more about that load than about the polls
+   */
+  static Result run(Target target, Options o, boolean afterLoad) throws IOException {
     long pid = o.serverPid();
     if (pid <= 0) {
       System.err.println("idle-polls: server pid not found from port " + target.port()
@@ -105,6 +109,10 @@ final class IdlePollsScenario {
             .put("kb_per_poll", Result.round(perPollKb));
         r.line(String.format("server RSS %.1f MB before, %.1f MB holding them (%.1f KB per poll)",
             rssBefore / 1024.0, maxRss / 1024.0, perPollKb));
+        if (afterLoad) {
+          r.line("(after the scenarios above, which grew the server's heap; for the RSS of polls"
+              + " alone, run idle-polls on a fresh server)");
+        }
       }
       return r;
     } finally {
