@@ -3,9 +3,9 @@ package dev.wharf.store;
 import java.time.Instant;
 
 /**
- * Lease up to {@code max} of the oldest visible ready messages of a queue until leaseUntil, and no
- * more once their payloads reach {@code maxBytes}: the first message is taken whatever its size,
- * so one larger than the bound is still delivered, alone. The bound keeps what one claim reads
+ * Lease up to {@code max} of the oldest visible ready messages of a queue until leaseUntil, in
+ * order, stopping before the one that would carry their payloads past {@code maxBytes}. The first
+ * message is taken whatever its size, so one larger than the bound is still delivered, alone. The bound keeps what one claim reads
  * into memory, and what its answer renders, in proportion to it rather than to max x max_body.
  */
 public record ClaimRequest(String queue, int max, Instant now, Instant leaseUntil, long maxBytes) {
