@@ -64,11 +64,8 @@ final class Connection extends ChannelInboundHandlerAdapter {
   private Exchange current;
   private final ArrayDeque<Queued> waiting = new ArrayDeque<>();
   private boolean paused;
-  // Body bytes this connection took from the budget and has not given back; of those, what the
-  // body being read took. Once the connection is gone everything was given back at once.
-  private long held;
+  // What the body being read took of the budget; once it is read, its exchange holds it.
   private long reading;
-  private boolean gone;
   // Bytes came that do not make a whole request yet; quiet periods since the last bytes.
   private boolean partial;
   private int quiet;
@@ -235,12 +232,11 @@ final class Connection extends ChannelInboundHandlerAdapter {
     partial = false;
     HttpRequest req = head;
     byte[] bytes = tooLarge ? null : chunked != null ? chunked.toByteArray() : body;
-    long taken = reading;
-    reading = 0;
+    long taken = tooLarge ? 0 : reading;
     if (tooLarge) {
-      release(taken);
-      taken = 0;
+      budget.give(reading);
     }
+    reading = 0;
     head = null;
     body = null;
     chunked = null;
@@ -307,7 +303,7 @@ final class Connection extends ChannelInboundHandlerAdapter {
       return;
     }
     current = null;
-    release(ex.bodyBytes());
+    ex.giveBackBody(budget);
     if (!keepOpen) {
       dropWaiting();
       ctx.close();
@@ -339,22 +335,14 @@ final class Connection extends ChannelInboundHandlerAdapter {
     if (!budget.take(n)) {
       return false;
     }
-    held += n;
     reading += n;
     return true;
-  }
-
-  private void release(long n) {
-    if (!gone) {
-      budget.give(n);
-      held -= n;
-    }
   }
 
   /** Requests read ahead that will not run: their bodies go back to the budget. */
   private void dropWaiting() {
     for (Queued q : waiting) {
-      release(q.ex().bodyBytes());
+      q.ex().giveBackBody(budget);
     }
     waiting.clear();
   }
@@ -377,7 +365,7 @@ final class Connection extends ChannelInboundHandlerAdapter {
     body = null;
     chunked = null;
     skipping = true;
-    release(reading);
+    budget.give(reading);
     reading = 0;
     dropWaiting();
     if (current != null) {
@@ -401,12 +389,12 @@ final class Connection extends ChannelInboundHandlerAdapter {
 
   @Override
   public void channelInactive(ChannelHandlerContext ctx) {
-    waiting.clear();
-    budget.give(held);
-    held = 0;
+    budget.give(reading);
     reading = 0;
-    gone = true;
+    dropWaiting();
     if (current != null) {
+      // Its handler may never answer now; the bytes go back once, here or when it does.
+      current.giveBackBody(budget);
       current.disconnected();
     }
   }

@@ -26,7 +26,8 @@ final class Exchange {
   private final HttpVersion version;
   private final boolean keepAlive;
   private final boolean head;
-  private final long bodyBytes;
+  /** Event loop only; zero once given back. */
+  private long bodyBytes;
   private final Object lock = new Object();
   private Runnable onDisconnect;
   private boolean disconnected;
@@ -50,8 +51,10 @@ final class Exchange {
     this.bodyBytes = bodyBytes;
   }
 
-  long bodyBytes() {
-    return bodyBytes;
+  /** On the event loop: what the body took goes back to {@code budget}, once. */
+  void giveBackBody(BodyBudget budget) {
+    budget.give(bodyBytes);
+    bodyBytes = 0;
   }
 
   java.util.concurrent.Executor executor() {
