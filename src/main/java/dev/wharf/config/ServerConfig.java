@@ -19,6 +19,7 @@ import java.util.stream.Collectors;
  * @param expiredRetention how long a message whose TTL passed is kept for inspection
  * @param requestTimeout longest silence while a client sends a request (then 408)
  * @param idleTimeout how long a keep-alive connection with no request under way stays open
+ * @param maxConnections connections open at once; past it new ones wait to be accepted
  * @param transport how the event loops drive their sockets
  */
 public record ServerConfig(
@@ -35,6 +36,7 @@ public record ServerConfig(
     Duration expiredRetention,
     Duration requestTimeout,
     Duration idleTimeout,
+    int maxConnections,
     Transport transport) {
 
   public static ServerConfig defaults() {
@@ -52,6 +54,7 @@ public record ServerConfig(
         Duration.ofDays(1),
         Duration.ofSeconds(30),
         Duration.ofMinutes(5),
+        dev.wharf.http.HttpSettings.defaultMaxConnections(),
         Transport.AUTO);
   }
 
@@ -92,6 +95,8 @@ public record ServerConfig(
     if (idleTimeout.compareTo(requestTimeout) < 0) {
       n.problems().add(n.pathOf("idle_timeout"), "must not be shorter than request_timeout");
     }
+    int maxConnections =
+        n.integer("max_connections", d.maxConnections(), 1, MAX_CONNECTIONS_CEILING);
     String transportName = n.string("transport", d.transport().configName());
     Transport transport = Transport.fromConfig(transportName);
     if (transport == null) {
@@ -120,8 +125,12 @@ public record ServerConfig(
         retention,
         requestTimeout,
         idleTimeout,
+        maxConnections,
         transport);
   }
+
+  /** Far past what one process serves; a bound so that a typo is caught, not a tuning. */
+  static final int MAX_CONNECTIONS_CEILING = 10_000_000;
 
   static void within(ConfigNode n, String key, Duration d, Duration min, Duration max) {
     if (d.compareTo(min) < 0 || d.compareTo(max) > 0) {

@@ -50,6 +50,7 @@ public record WharfConfig(
         server.sseKeepalive(),
         server.requestTimeout(),
         server.idleTimeout(),
+        server.maxConnections(),
         server.transport());
   }
 
@@ -83,6 +84,7 @@ public record WharfConfig(
             s.expiredRetention(),
             s.requestTimeout(),
             s.idleTimeout(),
+            s.maxConnections(),
             s.transport()),
         storage,
         auth,

@@ -1,5 +1,6 @@
 package dev.wharf.http;
 
+import dev.wharf.http.server.FileDescriptors;
 import dev.wharf.http.server.Transport;
 import java.time.Duration;
 
@@ -15,6 +16,7 @@ import java.time.Duration;
  * @param sseKeepalive interval of SSE keepalive comments
  * @param requestTimeout longest silence while a client sends a request (then 408)
  * @param idleTimeout how long a keep-alive connection with no request under way stays open
+ * @param maxConnections connections open at once; at it the server stops accepting until one closes
  * @param transport how the event loops drive their sockets
  */
 public record HttpSettings(
@@ -27,7 +29,23 @@ public record HttpSettings(
     Duration sseKeepalive,
     Duration requestTimeout,
     Duration idleTimeout,
+    int maxConnections,
     Transport transport) {
+
+  /**
+   * Twice the default {@code max_waiters} (10,000 parked long-polls, each on its own connection),
+   * so that a full house of waiters leaves as many connections again for everyone else.
+   */
+  public static final int DEFAULT_MAX_CONNECTIONS = 20_000;
+
+  /**
+   * Connections open at once unless configured: {@link #DEFAULT_MAX_CONNECTIONS}, or what the
+   * process's file-descriptor limit leaves room for when that is less (only a configured value
+   * past that room is worth a warning at the start).
+   */
+  public static int defaultMaxConnections() {
+    return Math.min(DEFAULT_MAX_CONNECTIONS, FileDescriptors.room());
+  }
 
   /**
    * Request-body bytes held at once unless configured: room for 256 bodies of the default 1 MB,
@@ -37,7 +55,10 @@ public record HttpSettings(
     return Math.min(256L << 20, Runtime.getRuntime().maxMemory() / 4);
   }
 
-  /** With the default body memory ({@link #defaultBodyMemory()}), request (30 s) and idle (5 min) timeouts and transport. */
+  /**
+   * With the default body memory ({@link #defaultBodyMemory()}), request (30 s) and idle (5 min)
+   * timeouts, connection cap and transport.
+   */
   public HttpSettings(
       String host,
       int port,
@@ -55,6 +76,7 @@ public record HttpSettings(
         sseKeepalive,
         Duration.ofSeconds(30),
         Duration.ofMinutes(5),
+        defaultMaxConnections(),
         Transport.AUTO);
   }
 
@@ -73,6 +95,7 @@ public record HttpSettings(
         sseKeepalive,
         requestTimeout,
         idleTimeout,
+        maxConnections,
         transport);
   }
 }

@@ -56,7 +56,8 @@ public final class WharfHttp implements AutoCloseable {
                   settings.maxBodyBytes(),
                   settings.maxBodyMemory(),
                   settings.requestTimeout(),
-                  settings.idleTimeout()),
+                  settings.idleTimeout(),
+                  settings.maxConnections()),
               EVENT_LOOPS,
               settings.transport());
     } catch (InterruptedException e) {
@@ -69,6 +70,21 @@ public final class WharfHttp implements AutoCloseable {
         .register(registry);
     FunctionCounter.builder("wharf_http_bodies_refused", server, HttpServer::bodiesRefused)
         .description("Request bodies refused with 503 because server.max_body_memory was full")
+        .register(registry);
+    Gauge.builder("wharf_http_connections_open", server, HttpServer::connectionsOpen)
+        .description("Client connections open now (server.max_connections bounds them)")
+        .register(registry);
+    Gauge.builder("wharf_http_connections_max", server, HttpServer::maxConnections)
+        .description(
+            "The connection cap in force: server.max_connections, or less when the process's"
+                + " file-descriptor limit leaves room for fewer")
+        .register(registry);
+    FunctionCounter.builder("wharf_http_accept_pauses", server, HttpServer::acceptPauses)
+        .description("Times the server stopped accepting because server.max_connections was reached")
+        .register(registry);
+    FunctionCounter.builder("wharf_http_connections_refused", server, HttpServer::connectionsRefused)
+        .description(
+            "Connections answered 503 because they were accepted past server.max_connections")
         .register(registry);
     return new WharfHttp(server, closing);
   }

@@ -61,6 +61,7 @@ class ConfigLoaderTest {
               expired_retention: 2d
               request_timeout: 10s
               idle_timeout: 2m
+              max_connections: 3000
               transport: epoll
             storage:
               kind: sqlite
@@ -107,6 +108,7 @@ class ConfigLoaderTest {
                 Duration.ofDays(2),
                 Duration.ofSeconds(10),
                 Duration.ofMinutes(2),
+                3000,
                 dev.wharf.http.server.Transport.EPOLL));
     assertThat(c.storage()).isEqualTo(new StorageConfig.Sqlite(Path.of("/var/lib/wharf/w.db")));
     assertThat(c.auth()).isEqualTo(new AuthConfig("adm", true));
@@ -146,6 +148,7 @@ class ConfigLoaderTest {
                 Duration.ofSeconds(5),
                 Duration.ofSeconds(10),
                 Duration.ofMinutes(2),
+                3000,
                 dev.wharf.http.server.Transport.EPOLL));
     assertThat(c.brokerOptions().maxWait()).isEqualTo(Duration.ofSeconds(20));
     assertThat(c.brokerOptions().maxWaiters()).isEqualTo(50);
@@ -236,6 +239,7 @@ class ConfigLoaderTest {
               host: [a]
               request_timeout: 1m
               idle_timeout: 30s
+              max_connections: 0
               transport: kqueue
             auth:
               admin_token: ${NOPE}
@@ -265,6 +269,7 @@ class ConfigLoaderTest {
             "server.max_wait: not a duration: \"forever\"",
             "server.max_waiters: expected an integer, got \"many\"",
             "server.idle_timeout: must not be shorter than request_timeout",
+            "server.max_connections: must be between 1 and 10000000, got 0",
             "server.transport: expected one of auto, io_uring, epoll, nio, got \"kqueue\"",
             "auth.require_tokens: expected true or false, got \"maybe\"",
             "sources: expected a map, got a list",

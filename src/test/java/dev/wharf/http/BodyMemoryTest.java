@@ -42,6 +42,7 @@ class BodyMemoryTest {
             Duration.ofSeconds(15),
             Duration.ofSeconds(30),
             Duration.ofMinutes(1),
+            HttpSettings.defaultMaxConnections(),
             Transport.AUTO);
     server = new TestServer(dir, settings, BrokerOptions.defaults());
     assertThat(server.api.put("/v1/queues/q", "{}").status()).isEqualTo(201);

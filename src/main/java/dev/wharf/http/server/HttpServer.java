@@ -35,6 +35,7 @@ public final class HttpServer implements AutoCloseable {
   private final Channel listener;
   private final ChannelGroup open;
   private final BodyBudget bodies;
+  private final ConnectionCap connections;
   private final AtomicBoolean closed = new AtomicBoolean();
 
   private HttpServer(
@@ -42,8 +43,10 @@ public final class HttpServer implements AutoCloseable {
       Channel listener,
       ChannelGroup open,
       Transport transport,
-      BodyBudget bodies) {
+      BodyBudget bodies,
+      ConnectionCap connections) {
     this.transport = transport;
+    this.connections = connections;
     this.group = group;
     this.listener = listener;
     this.open = open;
@@ -59,9 +62,15 @@ public final class HttpServer implements AutoCloseable {
    *     not fit is answered 503 {@code server_busy} unread and its connection closes
    * @param stalled longest silence while a request is being sent (then 408 and close)
    * @param idle longest a connection with no request under way stays open
+   * @param maxConnections connections open at once; at it the server stops accepting until one
+   *     closes (lowered to what the process's file-descriptor limit leaves room for)
    */
-  public record Limits(long maxBody, long bodyMemory, Duration stalled, Duration idle) {
+  public record Limits(
+      long maxBody, long bodyMemory, Duration stalled, Duration idle, int maxConnections) {
     public Limits {
+      if (maxConnections < 1) {
+        throw new IllegalArgumentException("need maxConnections >= 1");
+      }
       if (stalled.isNegative() || stalled.isZero() || idle.compareTo(stalled) < 0) {
         throw new IllegalArgumentException("need 0 < stalled <= idle");
       }
@@ -117,6 +126,8 @@ public final class HttpServer implements AutoCloseable {
     EventLoopGroup group = new MultiThreadIoEventLoopGroup(eventLoops, chosen.io().get());
     ChannelGroup open = new DefaultChannelGroup(GlobalEventExecutor.INSTANCE);
     BodyBudget bodies = new BodyBudget(limits.bodyMemory());
+    ConnectionCap connections =
+        new ConnectionCap(FileDescriptors.roomFor(limits.maxConnections()), errors);
     HttpDecoderConfig decoding =
         new HttpDecoderConfig()
             .setMaxInitialLineLength(MAX_INITIAL_LINE)
@@ -136,6 +147,9 @@ public final class HttpServer implements AutoCloseable {
                     @Override
                     protected void initChannel(SocketChannel ch) {
                       open.add(ch);
+                      if (!connections.admit(ch)) {
+                        return;
+                      }
                       Connection connection =
                           new Connection(handler, errors, limits.maxBody(), bodies, idleTicks);
                       ch.pipeline()
@@ -148,7 +162,8 @@ public final class HttpServer implements AutoCloseable {
               .bind(new InetSocketAddress(host, port))
               .sync()
               .channel();
-      return new HttpServer(group, listener, open, chosen.transport(), bodies);
+      connections.listening(listener);
+      return new HttpServer(group, listener, open, chosen.transport(), bodies, connections);
     } catch (InterruptedException | RuntimeException e) {
       group.shutdownGracefully(0, 0, TimeUnit.MILLISECONDS);
       throw e;
@@ -183,6 +198,26 @@ public final class HttpServer implements AutoCloseable {
   /** Bodies refused so far because they did not fit in {@link Limits#bodyMemory()}. */
   public long bodiesRefused() {
     return bodies.refused();
+  }
+
+  /** Connections open now. */
+  public int connectionsOpen() {
+    return connections.open();
+  }
+
+  /** The connection cap in force: {@link Limits#maxConnections()} or less (see there). */
+  public int maxConnections() {
+    return connections.limit();
+  }
+
+  /** Connections answered 503 because they came past the cap before accepting paused. */
+  public long connectionsRefused() {
+    return connections.refused();
+  }
+
+  /** Times accepting paused because the cap was reached. */
+  public long acceptPauses() {
+    return connections.pauses();
   }
 
   /** Stops accepting, closes every connection, and stops the event loops. */

@@ -4,12 +4,16 @@ import static dev.wharf.testing.RawHttp.readAll;
 import static dev.wharf.testing.RawHttp.readUntil;
 import static dev.wharf.testing.RawHttp.write;
 import static org.assertj.core.api.Assertions.assertThat;
+import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
 import dev.wharf.testing.RawHttp;
 import java.io.IOException;
 import java.net.Socket;
+import java.net.SocketTimeoutException;
 import java.nio.charset.StandardCharsets;
 import java.time.Duration;
+import java.util.ArrayList;
+import java.util.List;
 import java.util.concurrent.CountDownLatch;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicBoolean;
@@ -26,6 +30,8 @@ class HttpServerTest {
   private static final long MAX_BODY = 1024;
   /** Short, so the timeouts below are seen within the test; each test ends well before it. */
   private static final Duration STALLED = Duration.ofMillis(300);
+  /** Few, so that a test can reach the cap; no other test holds this many at once. */
+  private static final int MAX_CONNECTIONS = 6;
 
   private final CountDownLatch release = new CountDownLatch(1);
   private final CountDownLatch parked = new CountDownLatch(1);
@@ -90,7 +96,8 @@ class HttpServerTest {
             0,
             router,
             (status, code, detail) -> bytes("{\"code\":\"" + code + "\"}"),
-            new HttpServer.Limits(MAX_BODY, 4 * MAX_BODY, STALLED, STALLED.multipliedBy(2)),
+            new HttpServer.Limits(
+                MAX_BODY, 4 * MAX_BODY, STALLED, STALLED.multipliedBy(2), MAX_CONNECTIONS),
             1,
             transport());
   }
@@ -115,7 +122,8 @@ class HttpServerTest {
             0,
             router,
             (status, code, detail) -> bytes(code),
-            new HttpServer.Limits(2L * large, 2L * large, STALLED, STALLED.multipliedBy(2)),
+            new HttpServer.Limits(
+                2L * large, 2L * large, STALLED, STALLED.multipliedBy(2), MAX_CONNECTIONS),
             1,
             transport())) {
       assertThat(post(roomy, "/quick", 10)).endsWith("loop|");
@@ -318,6 +326,36 @@ class HttpServerTest {
       assertThat(both).startsWith("HTTP/1.1 200").containsIgnoringCase("content-length: 4");
       assertThat(both.indexOf("fast")).isEqualTo(both.lastIndexOf("fast"));
       assertThat(both.indexOf("HTTP/1.1 200", 1)).isPositive().isLessThan(both.indexOf("fast"));
+    }
+  }
+
+  @Test
+  void atTheConnectionCapANewConnectionWaitsUntilOneCloses() throws Exception {
+    List<Socket> held = new ArrayList<>();
+    try {
+      for (int i = 0; i < MAX_CONNECTIONS; i++) {
+        Socket s = connect();
+        held.add(s);
+        write(s, "GET /q/held HTTP/1.1\r\nHost: t\r\n\r\n");
+        assertThat(readUntil(s, "held")).startsWith("HTTP/1.1 200");
+      }
+      assertThat(server.connectionsOpen()).isEqualTo(MAX_CONNECTIONS);
+      try (Socket late = connect()) {
+        // The kernel completes the handshake; the server has not accepted it.
+        write(late, "GET /q/late HTTP/1.1\r\nHost: t\r\n\r\n");
+        late.setSoTimeout(300);
+        assertThatThrownBy(() -> late.getInputStream().read())
+            .isInstanceOf(SocketTimeoutException.class);
+        held.removeFirst().close();
+        late.setSoTimeout(10_000);
+        assertThat(readUntil(late, "late")).startsWith("HTTP/1.1 200");
+      }
+      assertThat(server.acceptPauses()).isPositive();
+      assertThat(server.connectionsRefused()).isZero();
+    } finally {
+      for (Socket s : held) {
+        s.close();
+      }
     }
   }
 
