@@ -30,6 +30,13 @@ public record Message(
     headers = headers == null ? Map.of() : headers;
   }
 
+  /** This message with {@code newPayload}: for a claim that reads payloads after picking rows. */
+  public Message withPayload(byte[] newPayload) {
+    return new Message(
+        seq, id, queue, state, contentType, newPayload, headers, metadata, attempt, publishedAt,
+        visibleAt, leaseUntil, expiresAt, key, originalQueue, deadReason, diedAt);
+  }
+
   /** This message as a claim hands it out: leased until {@code until}, its attempt counted. */
   public Message leasedUntil(Instant until) {
     return new Message(

@@ -35,6 +35,13 @@ public final class MessageRows {
       "seq, id, content_type, payload, headers, metadata, attempt, published_at, visible_at,"
           + " expires_at, msg_key, original_queue, dead_reason, died_at";
 
+  /**
+   * {@link #READY_COLUMNS} with the payload's length in the payload's place: a backend that reads
+   * payloads only for the rows a claim takes picks with these (see {@link #pickReadyByLength}).
+   */
+  public static final String READY_COLUMNS_PAYLOAD_LENGTH =
+      READY_COLUMNS.replace("payload", "octet_length(payload)");
+
   /** {@code ContentType.values()} copies the array on every call; a claim reads one per row. */
   private static final ContentType[] CONTENT_TYPES = ContentType.values();
 
@@ -64,15 +71,19 @@ public final class MessageRows {
         instant(rs, 17));
   }
 
-  /** A row of {@code queue} read through {@link #READY_COLUMNS}. */
-  private static Message readyMessage(ResultSet rs, String queue) throws SQLException {
+  /**
+   * A row of {@code queue} read through {@link #READY_COLUMNS}, or through {@link
+   * #READY_COLUMNS_PAYLOAD_LENGTH} and then without its payload.
+   */
+  private static Message readyMessage(ResultSet rs, String queue, boolean lengthOnly)
+      throws SQLException {
     return new Message(
         rs.getLong(1),
         rs.getString(2),
         queue,
         MessageState.READY,
         CONTENT_TYPES[rs.getInt(3)],
-        rs.getBytes(4),
+        lengthOnly ? null : rs.getBytes(4),
         headers(rs.getString(5)),
         rs.getString(6),
         rs.getInt(7),
@@ -161,6 +172,22 @@ public final class MessageRows {
    */
   public static List<Message> pickReady(PreparedStatement select, ClaimRequest r)
       throws SQLException {
+    return pick(select, r, false);
+  }
+
+  /**
+   * As {@link #pickReady}, for a statement that selects {@link #READY_COLUMNS_PAYLOAD_LENGTH}: the
+   * messages come without payloads, and the byte bound counts the lengths the rows declare. The
+   * driver then never holds the payloads of rows past the bound, which a backend that fetches a
+   * result whole would (up to {@code max} rows of the largest body each).
+   */
+  public static List<Message> pickReadyByLength(PreparedStatement select, ClaimRequest r)
+      throws SQLException {
+    return pick(select, r, true);
+  }
+
+  private static List<Message> pick(PreparedStatement select, ClaimRequest r, boolean lengthOnly)
+      throws SQLException {
     long now = r.now().toEpochMilli();
     select.setString(1, r.queue());
     select.setLong(2, now);
@@ -170,8 +197,8 @@ public final class MessageRows {
     long bytes = 0;
     try (ResultSet rs = select.executeQuery()) {
       while (rs.next()) {
-        Message m = readyMessage(rs, r.queue());
-        bytes += ClaimRequest.size(m);
+        Message m = readyMessage(rs, r.queue(), lengthOnly);
+        bytes += lengthOnly ? rs.getLong(4) : ClaimRequest.size(m);
         if (!r.takesNext(picked.size(), bytes)) {
           break;
         }
