@@ -66,6 +66,7 @@ class WharfAppTest {
       assertThat(sample(metrics, "wharf_sqlite_wal_restart_seconds_count")).isZero();
       assertThat(metrics)
           .contains("wharf_sqlite_checkpoint_pass_seconds_count")
+          .contains("wharf_sqlite_db_fsync_seconds_count")
           .contains("wharf_sqlite_wal_frames");
     }
   }

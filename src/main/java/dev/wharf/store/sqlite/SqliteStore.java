@@ -148,6 +148,7 @@ public final class SqliteStore implements Store {
       checkpointer =
           new Checkpointer(
               url,
+              file,
               walRestartFrames > 0 ? walRestartFrames : Checkpointer.restartFrames(pageSizeInUse),
               checkpointInBackground);
       writer =
@@ -267,6 +268,15 @@ public final class SqliteStore implements Store {
             TimeUnit.NANOSECONDS)
         .description(
             "WAL restart checkpoints, also those readers made give up; the writer waits for each")
+        .register(registry);
+    FunctionTimer.builder(
+            "wharf_sqlite_db_fsync",
+            checkpointer,
+            Checkpointer::databaseSyncs,
+            Checkpointer::databaseSyncNanos,
+            TimeUnit.NANOSECONDS)
+        .description(
+            "fsyncs of the database file after the passive checkpoints that copied pages into it")
         .register(registry);
     Gauge.builder("wharf_sqlite_wal_frames", checkpointer, Checkpointer::walFrames)
         .description("Frames in the WAL as the last checkpoint saw them")
