@@ -33,7 +33,9 @@ import java.util.logging.Logger;
  * One client connection, on its event loop: gathers each request's body (bounded), runs the
  * handler (on a virtual thread, or here when it never blocks and the request is small), and keeps
  * answers in request order. A pipelined request waits until the one before it is answered, and
- * the connection stops reading meanwhile.
+ * the connection stops reading meanwhile. A refused request (malformed, an unknown expectation, a
+ * body past the budget) is answered in its turn too, after those read before it; nothing read
+ * after it is answered, and the connection closes.
  */
 final class Connection extends ChannelInboundHandlerAdapter {
   private static final Logger LOG = Logger.getLogger(Connection.class.getName());
@@ -64,6 +66,13 @@ final class Connection extends ChannelInboundHandlerAdapter {
   private Exchange current;
   private final ArrayDeque<Queued> waiting = new ArrayDeque<>();
   private boolean paused;
+  // A request was refused: nothing read after it is taken, and the connection closes once its
+  // refusal is out. The refusal waits in owedRefusal while answers to requests before it are owed.
+  private boolean refused;
+  private DefaultFullHttpResponse owedRefusal;
+  // The request being read asked for 100 Continue while answers before it were still owed: an
+  // interim answer may not overtake them, so it goes once they are out.
+  private HttpVersion owedContinue;
   // What the body being read took of the budget; once it is read, its exchange holds it.
   private long reading;
   // Bytes came that do not make a whole request yet; quiet periods since the last bytes.
@@ -149,6 +158,10 @@ final class Connection extends ChannelInboundHandlerAdapter {
   }
 
   private void begin(HttpRequest req) {
+    if (refused) {
+      // Pipelined after a refused request, maybe in the same read: never answered.
+      return;
+    }
     if (!req.decoderResult().isSuccess()) {
       refuse(req.decoderResult());
       return;
@@ -189,11 +202,19 @@ final class Connection extends ChannelInboundHandlerAdapter {
 
   /** The body will be read: a client waiting for leave to send it gets 100 Continue. */
   private void continueIfAsked(HttpRequest req) {
-    if (HttpUtil.is100ContinueExpected(req)) {
-      ctx.writeAndFlush(
-          new DefaultFullHttpResponse(
-              req.protocolVersion(), HttpResponseStatus.CONTINUE, Unpooled.EMPTY_BUFFER));
+    if (!HttpUtil.is100ContinueExpected(req)) {
+      return;
     }
+    if (current != null) {
+      owedContinue = req.protocolVersion();
+      return;
+    }
+    sendContinue(req.protocolVersion());
+  }
+
+  private void sendContinue(HttpVersion version) {
+    ctx.writeAndFlush(
+        new DefaultFullHttpResponse(version, HttpResponseStatus.CONTINUE, Unpooled.EMPTY_BUFFER));
   }
 
   private void append(ByteBuf bytes) {
@@ -230,6 +251,8 @@ final class Connection extends ChannelInboundHandlerAdapter {
   /** The request is read (or its body refused as too large): queue it for its handler. */
   private void complete(boolean tooLarge) {
     partial = false;
+    // The body came (or is refused) without waiting for leave: no 100 Continue is owed any more.
+    owedContinue = null;
     HttpRequest req = head;
     byte[] bytes = tooLarge ? null : chunked != null ? chunked.toByteArray() : body;
     long taken = tooLarge ? 0 : reading;
@@ -306,13 +329,26 @@ final class Connection extends ChannelInboundHandlerAdapter {
     ex.giveBackBody(budget);
     if (!keepOpen) {
       dropWaiting();
+      dropOwedRefusal();
       ctx.close();
       return;
     }
     Queued next = waiting.poll();
     if (next != null) {
       run(next.ex(), next.req());
-    } else if (paused) {
+      return;
+    }
+    if (owedRefusal != null) {
+      DefaultFullHttpResponse res = owedRefusal;
+      owedRefusal = null;
+      ctx.writeAndFlush(res).addListener(ChannelFutureListener.CLOSE);
+      return;
+    }
+    if (owedContinue != null) {
+      sendContinue(owedContinue);
+      owedContinue = null;
+    }
+    if (paused) {
       paused = false;
       ctx.channel().config().setAutoRead(true);
     }
@@ -367,12 +403,23 @@ final class Connection extends ChannelInboundHandlerAdapter {
     skipping = true;
     budget.give(reading);
     reading = 0;
-    dropWaiting();
-    if (current != null) {
-      // The answer under way is the last on this connection.
-      ctx.channel().config().setAutoRead(false);
+    owedContinue = null;
+    if (refused) {
       return;
     }
+    refused = true;
+    DefaultFullHttpResponse res = refusal(status, code, detail, retryAfter);
+    if (current != null) {
+      // The requests read before this one are answered first, in order; then this refusal.
+      ctx.channel().config().setAutoRead(false);
+      owedRefusal = res;
+      return;
+    }
+    ctx.writeAndFlush(res).addListener(ChannelFutureListener.CLOSE);
+  }
+
+  private DefaultFullHttpResponse refusal(
+      int status, String code, String detail, String retryAfter) {
     DefaultFullHttpResponse res =
         new DefaultFullHttpResponse(
             HttpVersion.HTTP_1_1,
@@ -384,7 +431,14 @@ final class Connection extends ChannelInboundHandlerAdapter {
     }
     HttpUtil.setContentLength(res, res.content().readableBytes());
     HttpUtil.setKeepAlive(res, false);
-    ctx.writeAndFlush(res).addListener(ChannelFutureListener.CLOSE);
+    return res;
+  }
+
+  private void dropOwedRefusal() {
+    if (owedRefusal != null) {
+      owedRefusal.release();
+      owedRefusal = null;
+    }
   }
 
   @Override
@@ -392,6 +446,7 @@ final class Connection extends ChannelInboundHandlerAdapter {
     budget.give(reading);
     reading = 0;
     dropWaiting();
+    dropOwedRefusal();
     if (current != null) {
       // Its handler may never answer now; the bytes go back once, here or when it does.
       current.giveBackBody(budget);

@@ -330,6 +330,41 @@ class HttpServerTest {
   }
 
   @Test
+  void aPipelinedRequestThatIsRefusedIsAnsweredAfterTheOnesBeforeItAndNothingAfter()
+      throws Exception {
+    try (Socket s = connect()) {
+      // One write: /fast is still being answered (on its own thread) when the next is read.
+      write(
+          s,
+          "GET /fast HTTP/1.1\r\nHost: t\r\n\r\n"
+              + "GET /q/second HTTP/1.1\r\nHost: t\r\n\r\n"
+              + "POST /echo HTTP/1.1\r\nHost: t\r\nExpect: a-miracle\r\nContent-Length: 2\r\n\r\nab"
+              + "GET /q/after HTTP/1.1\r\nHost: t\r\n\r\n");
+      String all = readAll(s);
+      assertThat(all).startsWith("HTTP/1.1 200");
+      assertThat(all.indexOf("fast")).isLessThan(all.indexOf("second"));
+      assertThat(all.indexOf("second")).isLessThan(all.indexOf("HTTP/1.1 417"));
+      assertThat(all).contains("expectation_failed").doesNotContain("after");
+    }
+  }
+
+  @Test
+  void aPipelinedRequestHearsContinueOnlyAfterTheAnswersBeforeIt() throws Exception {
+    try (Socket s = connect()) {
+      // /slow is answered 500 ms after it is read; the POST waits for leave to send its body.
+      write(
+          s,
+          "GET /slow HTTP/1.1\r\nHost: t\r\n\r\n"
+              + "POST /echo HTTP/1.1\r\nHost: t\r\nExpect: 100-continue\r\nContent-Length: 2\r\n\r\n");
+      String first = readUntil(s, "100 Continue");
+      assertThat(first).startsWith("HTTP/1.1 200").contains("slow");
+      assertThat(first.indexOf("slow")).isLessThan(first.indexOf("HTTP/1.1 100"));
+      write(s, "ab");
+      assertThat(readUntil(s, "|")).contains("2:ab|");
+    }
+  }
+
+  @Test
   void atTheConnectionCapANewConnectionWaitsUntilOneCloses() throws Exception {
     List<Socket> held = new ArrayList<>();
     try {
