@@ -52,8 +52,8 @@ final class Checkpointer implements AutoCloseable {
    * was a restart about every second at 55-300 ms each (median ~140 ms, the disk already writing
    * ~350 MB/s), and 256 MB, half as many restarts, took batch publishes ~8% faster; at 32 MB it
    * had been five a second. (Those restarts also synced every page the passes had copied since the
-   * last; now each pass syncs its own, and restarts under batch publishes average ~110 ms where
-   * they averaged ~330 on the same disk. The bound was not measured again since.) Recovery after a
+   * last; now each pass syncs its own, and restarts under batch publishes average ~120 ms where
+   * they averaged ~340 on the same disk. The bound was not measured again since.) Recovery after a
    * crash reads at most about this much (1M queued, killed under load with 317-342 MB of WAL file:
    * serving again in 1.4-2.2 s on a slow hour).
    */
