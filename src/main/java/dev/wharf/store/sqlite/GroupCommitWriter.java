@@ -20,6 +20,7 @@ import java.util.concurrent.CompletionException;
 import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.ConcurrentLinkedQueue;
 import java.util.concurrent.LinkedBlockingQueue;
+import java.util.concurrent.TimeUnit;
 import java.util.function.LongConsumer;
 import java.util.logging.Level;
 import java.util.logging.Logger;
@@ -38,8 +39,8 @@ import java.util.logging.Logger;
  *
  * <p>A claim is answered as soon as its batch commits when every message it leases is already
  * durable: published in a batch an fsync has covered, and not key-upserted since. The lease
- * itself may still be in flight, which DESIGN §4 allows: after a crash such a message is simply
- * ready again. A claim of a message whose publish is not yet on disk waits for the first fsync
+ * itself is only in memory ({@link MemoryLeases}), which DESIGN §4 allows: after a crash such a
+ * message is simply ready again. A claim of a message whose publish is not yet on disk waits for the first fsync
  * that makes it durable, often the one already under way for the publish's own batch, and at the
  * latest its own batch's. The writer assigns message seqs itself ({@link Tx#nextSeq()}), so it
  * knows which are durable. It also reserves them a block at a time ({@link #SEQ_BLOCK}), in the
@@ -75,13 +76,17 @@ final class GroupCommitWriter implements AutoCloseable {
    */
   static final class Tx {
     final Connection conn;
+    /** Leases granted and not yet written to their rows. */
+    final MemoryLeases leases;
     private final Map<String, PreparedStatement> statements;
     Counters.Delta delta = new Counters.Delta();
     private long nextSeq;
     private final Set<Long> upserted = new HashSet<>();
 
-    Tx(Connection conn, Map<String, PreparedStatement> statements, long nextSeq) {
+    Tx(Connection conn, MemoryLeases leases, Map<String, PreparedStatement> statements,
+        long nextSeq) {
       this.conn = conn;
+      this.leases = leases;
       this.statements = statements;
       this.nextSeq = nextSeq;
     }
@@ -169,6 +174,7 @@ final class GroupCommitWriter implements AutoCloseable {
       Counters counters,
       WalSync walSync,
       BetweenBatches betweenBatches,
+      MemoryLeases leases,
       long nextSeq)
       throws SQLException {
     this.seqsReservedUpTo = nextSeq - 1;
@@ -177,7 +183,7 @@ final class GroupCommitWriter implements AutoCloseable {
     this.walSync = walSync;
     this.betweenBatches = betweenBatches;
     conn.setAutoCommit(false);
-    this.tx = new Tx(conn, new HashMap<>(), nextSeq);
+    this.tx = new Tx(conn, leases, new HashMap<>(), nextSeq);
     this.durableSeq = nextSeq - 1;
     this.thread = Thread.ofPlatform().name("wharf-sqlite-writer").daemon().start(this::loop);
     this.syncer = Thread.ofPlatform().name("wharf-sqlite-fsync").daemon().start(this::syncLoop);
@@ -333,9 +339,11 @@ final class GroupCommitWriter implements AutoCloseable {
     List<Pending<?>> batch = new ArrayList<>(MAX_BATCH);
     while (running) {
       try {
-        Pending<?> first = queue.take();
-        batch.add(first);
-        queue.drainTo(batch, MAX_BATCH - 1);
+        Pending<?> first = nextOrLeaseWriteBack();
+        if (first != null) {
+          batch.add(first);
+          queue.drainTo(batch, MAX_BATCH - 1);
+        }
         runBatch(batch);
         betweenBatches.run(conn);
       } catch (InterruptedException e) {
@@ -355,6 +363,19 @@ final class GroupCommitWriter implements AutoCloseable {
     for (Pending<?> p : queue) {
       p.done().completeExceptionally(new StoreException("store is closed"));
     }
+  }
+
+  /**
+   * The next operation, or null when leases held in memory come of age first: then an empty
+   * batch runs, which writes them back.
+   */
+  private Pending<?> nextOrLeaseWriteBack() throws InterruptedException {
+    Long oldest = tx.leases.oldestGrantedNanos();
+    if (oldest == null) {
+      return queue.take();
+    }
+    long wait = oldest + tx.leases.maxAgeNanos() - System.nanoTime();
+    return wait <= 0 ? queue.poll() : queue.poll(wait, TimeUnit.NANOSECONDS);
   }
 
   private void runBatch(List<Pending<?>> batch) {
@@ -386,6 +407,7 @@ final class GroupCommitWriter implements AutoCloseable {
           }
         }
       }
+      tx.leases.writeBackOlderThan(tx, System.nanoTime() - tx.leases.maxAgeNanos());
       long reserved = reserveSeqs();
       conn.commit();
       seqsReservedUpTo = reserved;
@@ -393,6 +415,11 @@ final class GroupCommitWriter implements AutoCloseable {
       // A failure of any kind rolls back: left open, the batch's writes would be committed with
       // the next batch while its callers were told it failed.
       rollbackQuietly();
+      tx.leases.rollback();
+      if (batch.isEmpty()) {
+        LOG.log(Level.WARNING, "writing leases back failed", e);
+        return;
+      }
       if (batch.size() == 1) {
         // Its caller answers 503; the cause belongs in the server's log.
         LOG.log(Level.WARNING, "write failed", e);
@@ -407,19 +434,19 @@ final class GroupCommitWriter implements AutoCloseable {
     } finally {
       applying = false;
     }
+    boolean wroteBack = tx.leases.wroteBackInTx();
+    tx.leases.commit();
     tx.delta.applyTo(counters);
     long number = ++batches;
     Set<Long> upserted = Set.copyOf(tx.upserted);
     upserted.forEach(seq -> upsertsInFlight.put(seq, number));
     List<Pending<?>> durable = new ArrayList<>(batch.size());
     List<Object> durableResults = new ArrayList<>(batch.size());
-    boolean leasedEarly = false;
     boolean waiting = false;
     for (int i = 0; i < batch.size(); i++) {
       Pending<?> p = batch.get(i);
       if (p.claim() && onDiskAlready((List<?>) results[i])) {
         complete(p, results[i]);
-        leasedEarly |= !((List<?>) results[i]).isEmpty();
       } else {
         durable.add(p);
         durableResults.add(results[i]);
@@ -434,9 +461,9 @@ final class GroupCommitWriter implements AutoCloseable {
       // and then found nothing to answer: look again now that they are.
       answerNowDurable();
     }
-    // Leases answered early still go to disk with the next fsync; a batch of empty claims wrote
-    // nothing and needs none.
-    if (!durable.isEmpty() || leasedEarly) {
+    // Claims answered early wrote nothing (their leases are held in memory); leases written back
+    // go to disk with this fsync.
+    if (!durable.isEmpty() || wroteBack) {
       committed.add(
           new Completion(durable, durableResults.toArray(), number, tx.nextSeq - 1, upserted));
     }

@@ -75,20 +75,14 @@ final class SqlitePublishAndClaim {
 
   private static PublishResult replaceByKey(Tx tx, String queue, NewMessage m)
       throws SQLException {
-    PreparedStatement find =
-        tx.prepare(
-            "SELECT seq, id FROM messages WHERE queue = ? AND msg_key = ? AND state = 0"
-                + " ORDER BY seq DESC LIMIT 1");
-    find.setString(1, queue);
-    find.setString(2, m.key());
-    long seq;
-    String id;
-    try (ResultSet rs = find.executeQuery()) {
-      if (!rs.next()) {
-        return null;
-      }
-      seq = rs.getLong(1);
-      id = rs.getString(2);
+    KeyedRow row = findByKey(tx, queue, m.key());
+    if (row != null && tx.leases.get(row.seq()) != null) {
+      // Leased, though its row does not say so yet: a leased message is never replaced.
+      tx.leases.writeBackQueue(tx, queue);
+      row = findByKey(tx, queue, m.key());
+    }
+    if (row == null) {
+      return null;
     }
     PreparedStatement upd =
         tx.prepare(
@@ -98,12 +92,27 @@ final class SqlitePublishAndClaim {
     upd.setBytes(2, m.payload());
     upd.setString(3, MessageRows.headers(m.headers()));
     upd.setString(4, m.metadata());
-    upd.setLong(5, seq);
+    upd.setLong(5, row.seq());
     if (upd.executeUpdate() != 1) {
-      throw new SQLException("key upsert lost its row " + seq);
+      throw new SQLException("key upsert lost its row " + row.seq());
     }
-    tx.upserted(seq);
-    return new PublishResult(id, false, true);
+    tx.upserted(row.seq());
+    return new PublishResult(row.id(), false, true);
+  }
+
+  private record KeyedRow(long seq, String id) {}
+
+  /** The newest ready message of the queue with this key, or null. */
+  private static KeyedRow findByKey(Tx tx, String queue, String key) throws SQLException {
+    PreparedStatement find =
+        tx.prepare(
+            "SELECT seq, id FROM messages WHERE queue = ? AND msg_key = ? AND state = 0"
+                + " ORDER BY seq DESC LIMIT 1");
+    find.setString(1, queue);
+    find.setString(2, key);
+    try (ResultSet rs = find.executeQuery()) {
+      return rs.next() ? new KeyedRow(rs.getLong(1), rs.getString(2)) : null;
+    }
   }
 
   /**
@@ -192,6 +201,7 @@ final class SqlitePublishAndClaim {
     int batch = 0;
     int inBatch = 0;
     int i = 0;
+    MemoryLeases.Cursor cursor = tx.leases.cursor(queue);
     while (i < total) {
       int rows = Integer.highestOneBit(Math.min(total - i, MAX_ROWS));
       PreparedStatement ps = tx.prepare(PLAIN_ROWS[Integer.numberOfTrailingZeros(rows)]);
@@ -205,6 +215,11 @@ final class SqlitePublishAndClaim {
         NewMessage m = b.messages().get(inBatch++);
         long seq = tx.nextSeq();
         long now = b.now().toEpochMilli();
+        long visibleAt = m.visibleAt().toEpochMilli();
+        if (cursor != null && cursor.atOrAfter(visibleAt, seq)) {
+          tx.leases.writeBackQueue(tx, queue);
+          cursor = null;
+        }
         String id = MessageIds.sequenced(now, seq);
         ps.setLong(p++, seq);
         ps.setString(p++, id);
@@ -212,7 +227,7 @@ final class SqlitePublishAndClaim {
         ps.setInt(p++, MessageRows.contentType(m.contentType()));
         ps.setBytes(p++, m.payload());
         ps.setLong(p++, now);
-        ps.setLong(p++, m.visibleAt().toEpochMilli());
+        ps.setLong(p++, visibleAt);
         out.add(new PublishResult(id, false, false));
       }
       if (ps.executeUpdate() != rows) {
@@ -248,6 +263,7 @@ final class SqlitePublishAndClaim {
     }
     ps.executeUpdate();
     tx.delta.add(queue, READY, null, 1);
+    tx.leases.madeReady(tx, queue, m.visibleAt().toEpochMilli(), seq);
     return id;
   }
 
@@ -321,52 +337,60 @@ final class SqlitePublishAndClaim {
 
   /** The queue's first {@code r.max()} visible messages within its byte bound, in delivery order. */
   private static List<Message> pick(Tx tx, ClaimRequest r) throws SQLException {
-    PreparedStatement select =
-        tx.prepare(
-            "SELECT " + MessageRows.READY_COLUMNS + " FROM messages INDEXED BY m_ready"
-                + " WHERE queue = ? AND state = 0 AND visible_at <= ?"
-                + " AND (expires_at IS NULL OR expires_at > ?)"
-                + " ORDER BY visible_at, seq LIMIT ?");
+    MemoryLeases.Cursor after = tx.leases.cursor(r.queue());
+    if (after == null) {
+      return MessageRows.pickReady(tx.prepare(PICK), r);
+    }
+    PreparedStatement select = tx.prepare(PICK_AFTER);
+    select.setLong(5, after.visibleAt());
+    select.setLong(6, after.seq());
     return MessageRows.pickReady(select, r);
   }
 
-  /** Leases {@code picked} under {@code r}'s lease. */
-  private static List<Delivery> lease(Tx tx, ClaimRequest r, List<Message> picked)
-      throws SQLException {
+  private static final String PICK =
+      "SELECT " + MessageRows.READY_COLUMNS + " FROM messages INDEXED BY m_ready"
+          + " WHERE queue = ? AND state = 0 AND visible_at <= ?"
+          + " AND (expires_at IS NULL OR expires_at > ?)"
+          + " ORDER BY visible_at, seq LIMIT ?";
+
+  /**
+   * {@link #PICK} from past the queue's cursor: the rows before it are leased in memory. Numbered
+   * parameters keep the four that {@link MessageRows#pickReady} binds where it binds them.
+   */
+  private static final String PICK_AFTER =
+      "SELECT " + MessageRows.READY_COLUMNS + " FROM messages INDEXED BY m_ready"
+          + " WHERE queue = ?1 AND state = 0 AND (visible_at, seq) > (?5, ?6)"
+          + " AND visible_at <= ?2 AND (expires_at IS NULL OR expires_at > ?3)"
+          + " ORDER BY visible_at, seq LIMIT ?4";
+
+  /**
+   * Leases {@code picked} under {@code r}'s lease. The leases are held in memory ({@link
+   * MemoryLeases}); their rows are written only if an ack does not come first.
+   */
+  private static List<Delivery> lease(Tx tx, ClaimRequest r, List<Message> picked) {
     if (picked.isEmpty()) {
       return List.of();
     }
-    // One statement leases them all: each row its own lease id, through a CASE on seq.
-    StringBuilder sql =
-        new StringBuilder("UPDATE messages SET state = 1, lease_until = ?, attempt = attempt + 1,")
-            .append(" lease_id = CASE seq");
-    for (int i = 0; i < picked.size(); i++) {
-      sql.append(" WHEN ? THEN ?");
-    }
-    sql.append(" END WHERE state = 0 AND seq IN (")
-        .append(SqliteSettle.placeholders(picked.size()))
-        .append(")");
-    PreparedStatement lease = tx.prepare(sql.toString());
     long until = r.leaseUntil().toEpochMilli();
     Instant untilInstant = Instant.ofEpochMilli(until);
+    long granted = System.nanoTime();
     List<Delivery> out = new ArrayList<>(picked.size());
-    int p = 1;
-    lease.setLong(p++, until);
     for (Message m : picked) {
       String leaseId = LeaseIds.next(m.seq());
-      lease.setLong(p++, m.seq());
-      lease.setString(p++, leaseId);
+      tx.leases.hold(
+          new MemoryLeases.Lease(
+              m.seq(),
+              m.queue(),
+              m.originalQueue(),
+              leaseId,
+              until,
+              m.expiresAt() == null ? Long.MAX_VALUE : m.expiresAt().toEpochMilli(),
+              granted));
       out.add(new Delivery(m.leasedUntil(untilInstant), leaseId, untilInstant));
-    }
-    for (Message m : picked) {
-      lease.setLong(p++, m.seq());
-    }
-    if (lease.executeUpdate() != picked.size()) {
-      throw new SQLException("claim lost rows it had picked");
-    }
-    for (Message m : picked) {
       tx.delta.move(m.queue(), READY, m.originalQueue(), m.queue(), LEASED, m.originalQueue());
     }
+    Message last = picked.get(picked.size() - 1);
+    tx.leases.advance(r.queue(), last.visibleAt().toEpochMilli(), last.seq());
     return out;
   }
 

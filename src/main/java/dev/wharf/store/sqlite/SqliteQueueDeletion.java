@@ -15,6 +15,8 @@ final class SqliteQueueDeletion {
 
   /** Deletes up to {@code limit} of a queue's ready messages, oldest first; returns how many. */
   static int deleteReady(Tx tx, String queue, int limit) throws SQLException {
+    // Leases held in memory are ready rows to the index: written back, they are leased rows.
+    tx.leases.writeBackQueue(tx, queue);
     String chunk =
         "SELECT seq FROM messages INDEXED BY m_ready WHERE queue = ? AND state = 0"
             + " ORDER BY visible_at, seq LIMIT ?";
@@ -36,6 +38,7 @@ final class SqliteQueueDeletion {
 
   /** Deletes a queue's leased and expired messages (and any ready one published meanwhile). */
   static void deleteNotReady(Tx tx, String queue) throws SQLException {
+    tx.leases.writeBackQueue(tx, queue);
     String[] byIndex = {
       "DELETE FROM messages WHERE seq IN (SELECT seq FROM messages INDEXED BY m_ready"
           + " WHERE queue = ? AND state = 0)",

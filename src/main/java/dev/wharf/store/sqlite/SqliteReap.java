@@ -25,6 +25,7 @@ final class SqliteReap {
 
   static ReapResult expireLeases(Tx tx, LeaseExpiryRequest r) throws SQLException {
     long now = r.now().toEpochMilli();
+    tx.leases.writeBackDue(tx, now);
     PreparedStatement ps =
         tx.prepare(
             "SELECT seq, queue, state, lease_id, lease_until, attempt, original_queue"
@@ -50,6 +51,7 @@ final class SqliteReap {
   }
 
   static ReapResult expireTtl(Tx tx, Instant at, int limit) throws SQLException {
+    tx.leases.writeBackTtlDue(tx, at.toEpochMilli());
     PreparedStatement ps =
         tx.prepare(
             "SELECT seq, queue, state, lease_id, coalesce(lease_until, 0), attempt, original_queue"
@@ -99,6 +101,8 @@ final class SqliteReap {
   }
 
   static int redrive(Tx tx, RedriveRequest r, IdLookup ids) throws SQLException {
+    // A dead-letter queue is consumed like any other: its leases held in memory are leases.
+    tx.leases.writeBackQueue(tx, r.deadLetterQueue());
     List<Held> due = new ArrayList<>();
     String select =
         "SELECT seq, queue, state, lease_id, 0, attempt, original_queue FROM messages"
@@ -132,6 +136,7 @@ final class SqliteReap {
       upd.setLong(3, h.seq());
       SqliteSettle.checkOne(upd.executeUpdate(), h);
       tx.delta.move(h.queue(), h.state(), h.originalQueue(), r.originalQueue(), h.state(), null);
+      tx.leases.madeReady(tx, r.originalQueue(), r.now().toEpochMilli(), h.seq());
     }
     return due.size();
   }

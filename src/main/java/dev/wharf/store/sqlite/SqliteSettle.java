@@ -36,12 +36,27 @@ final class SqliteSettle {
   static List<LeaseOutcome> settle(Tx tx, SettleRequest r) throws SQLException {
     List<LeaseOutcome> out = new ArrayList<>(r.leaseIds().size());
     long now = r.now().toEpochMilli();
+    LeaseOutcome[] ackedInMemory = ackHeldInMemory(tx, r, now);
+    List<String> rest = r.leaseIds();
+    if (ackedInMemory != null) {
+      rest = new ArrayList<>();
+      for (int i = 0; i < ackedInMemory.length; i++) {
+        if (ackedInMemory[i] == null) {
+          rest.add(r.leaseIds().get(i));
+        }
+      }
+    }
     // One read for every row the request names, and one delete for every ack: a 100-lease ack
     // is two statements, not two hundred. A row this request already changed is read again (two
     // lease ids may name one message: a stale lease and the current one).
-    Map<Long, Held> rows = heldAll(tx, r.leaseIds());
+    Map<Long, Held> rows = heldAll(tx, rest);
     List<Held> acked = new ArrayList<>();
-    for (String leaseId : r.leaseIds()) {
+    for (int i = 0; i < r.leaseIds().size(); i++) {
+      if (ackedInMemory != null && ackedInMemory[i] != null) {
+        out.add(ackedInMemory[i]);
+        continue;
+      }
+      String leaseId = r.leaseIds().get(i);
       long seq = LeaseIds.seqOf(leaseId);
       Held h = rows.containsKey(seq) ? rows.get(seq) : held(tx, seq);
       Outcome refused =
@@ -63,6 +78,64 @@ final class SqliteSettle {
       }
     }
     deleteAll(tx, acked);
+    return out;
+  }
+
+  /**
+   * Acks the leases held in memory ({@link MemoryLeases}) that this request acks under their
+   * current lease: their rows are deleted unread. Every other row the request names whose lease
+   * is held in memory is written back first, so that what follows reads it as it would have had
+   * the lease been written at claim. Returns each lease id's outcome where it was acked here, or
+   * null when none was.
+   */
+  private static LeaseOutcome[] ackHeldInMemory(Tx tx, SettleRequest r, long now)
+      throws SQLException {
+    MemoryLeases memory = tx.leases;
+    if (memory.size() == 0) {
+      return null;
+    }
+    LeaseOutcome[] out = null;
+    List<MemoryLeases.Lease> acked = null;
+    List<String> ids = r.leaseIds();
+    for (int i = 0; i < ids.size(); i++) {
+      String leaseId = ids.get(i);
+      long seq = LeaseIds.seqOf(leaseId);
+      MemoryLeases.Lease held = seq < 0 ? null : memory.get(seq);
+      if (held == null) {
+        continue;
+      }
+      if (r.kind() == SettleKind.ACK
+          && held.leaseId().equals(leaseId)
+          && held.queue().equals(r.queue())
+          && held.until() > now) {
+        if (out == null) {
+          out = new LeaseOutcome[ids.size()];
+          acked = new ArrayList<>();
+        }
+        memory.release(held);
+        acked.add(held);
+        out[i] = LeaseOutcome.of(leaseId, Outcome.ACKED);
+      } else {
+        memory.writeBackSeq(tx, seq);
+      }
+    }
+    if (acked != null) {
+      PreparedStatement ps =
+          tx.prepare(
+              "DELETE FROM messages WHERE state = 0 AND seq IN ("
+                  + placeholders(acked.size()) + ")");
+      for (int i = 0; i < acked.size(); i++) {
+        ps.setLong(i + 1, acked.get(i).seq());
+      }
+      int deleted = ps.executeUpdate();
+      if (deleted != acked.size()) {
+        throw new SQLException(
+            "delete of " + acked.size() + " messages leased in memory removed " + deleted);
+      }
+      for (MemoryLeases.Lease l : acked) {
+        tx.delta.add(l.queue(), LEASED, l.originalQueue(), -1);
+      }
+    }
     return out;
   }
 
@@ -201,6 +274,7 @@ final class SqliteSettle {
     ps.setLong(3, h.seq());
     checkOne(ps.executeUpdate(), h);
     tx.delta.move(h.queue(), LEASED, h.originalQueue(), h.queue(), READY, h.originalQueue());
+    tx.leases.madeReady(tx, h.queue(), visibleAt, h.seq());
   }
 
   /** Moves a message to its DLQ, ready with attempt 0, or drops it when there is no DLQ. */
@@ -225,6 +299,7 @@ final class SqliteSettle {
     checkOne(ps.executeUpdate(), h);
     tx.delta.move(h.queue(), h.state(), h.originalQueue(), policy.deadLetterQueue(), READY,
         h.queue());
+    tx.leases.madeReady(tx, policy.deadLetterQueue(), now, h.seq());
     return Outcome.DEAD;
   }
 

@@ -43,6 +43,8 @@ import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.CountDownLatch;
 import java.util.concurrent.TimeUnit;
 import java.util.function.Consumer;
+import java.util.logging.Level;
+import java.util.logging.Logger;
 
 /**
  * The embedded backend: one SQLite file in WAL mode, one writer thread that group-commits every
@@ -52,7 +54,10 @@ import java.util.function.Consumer;
  */
 public final class SqliteStore implements Store {
   private final Path file;
+  private static final Logger LOG = Logger.getLogger(SqliteStore.class.getName());
   private final Counters counters = new Counters();
+  private Duration leaseWriteBackAge = MemoryLeases.DEFAULT_MAX_AGE;
+  private MemoryLeases memoryLeases;
   private GroupCommitWriter writer;
   private FileChannel wal;
   private Checkpointer checkpointer;
@@ -151,6 +156,7 @@ public final class SqliteStore implements Store {
               file,
               walRestartFrames > 0 ? walRestartFrames : Checkpointer.restartFrames(pageSizeInUse),
               checkpointInBackground);
+      memoryLeases = new MemoryLeases(leaseWriteBackAge);
       writer =
           new GroupCommitWriter(
               writeConn,
@@ -160,6 +166,7 @@ public final class SqliteStore implements Store {
                 wal.force(false);
               },
               checkpointer::restartIfLarge,
+              memoryLeases,
               GroupCommitWriter.firstSeq(writeConn));
       reads = new ReadPool(url, 4);
       startupCount.startCounting(counters, countGate);
@@ -175,6 +182,15 @@ public final class SqliteStore implements Store {
       startupCount.close();
     }
     if (writer != null) {
+      try {
+        // Leases held in memory outlive a clean stop: a restart honours them until they end.
+        writer.submit(tx -> {
+          tx.leases.writeBackAll(tx);
+          return null;
+        });
+      } catch (RuntimeException e) {
+        LOG.log(Level.WARNING, "leases held in memory were not written back at stop", e);
+      }
       writer.close();
     }
     if (checkpointer != null) {
@@ -210,6 +226,11 @@ public final class SqliteStore implements Store {
    */
   void checkpointOnlyWhenAsked() {
     checkpointInBackground = false;
+  }
+
+  /** Before {@link #start}: leases held in memory are written back once this old. */
+  void writeLeasesBackAfter(Duration age) {
+    leaseWriteBackAge = age;
   }
 
   /** Before {@link #start}: the count of the messages on disk waits for {@code gate}. */
@@ -277,6 +298,13 @@ public final class SqliteStore implements Store {
             TimeUnit.NANOSECONDS)
         .description(
             "fsyncs of the database file after the passive checkpoints that copied pages into it")
+        .register(registry);
+    Gauge.builder("wharf_sqlite_leases_in_memory", memoryLeases, MemoryLeases::size)
+        .description("Leases granted and not yet written to their rows (acked first, most never are)")
+        .register(registry);
+    FunctionCounter.builder(
+            "wharf_sqlite_leases_written_back", memoryLeases, MemoryLeases::writtenBack)
+        .description("Leases written to their rows: held too long, due, or touched by other than an ack")
         .register(registry);
     Gauge.builder("wharf_sqlite_wal_frames", checkpointer, Checkpointer::walFrames)
         .description("Frames in the WAL as the last checkpoint saw them")
@@ -462,6 +490,7 @@ public final class SqliteStore implements Store {
   @Override
   public long messagesPurge(String queue) {
     return writer.submit(tx -> {
+      tx.leases.writeBackQueue(tx, queue);
       PreparedStatement count =
           tx.prepare(
               "SELECT state, original_queue, count(*) FROM messages WHERE queue = ? GROUP BY 1, 2");
@@ -487,6 +516,7 @@ public final class SqliteStore implements Store {
     if (seq < 0) {
       return false;
     }
+    tx.leases.writeBackSeq(tx, seq);
     PreparedStatement find =
         tx.prepare("SELECT seq, state, original_queue FROM messages WHERE seq = ?");
     find.setLong(1, seq);
@@ -503,6 +533,7 @@ public final class SqliteStore implements Store {
 
   @Override
   public Optional<Message> messagesGet(String queue, String id) {
+    writeBackBeforeReading(queue);
     return reads.read(c -> {
       long seq = ids.seq(c, queue, id);
       if (seq < 0) {
@@ -522,7 +553,21 @@ public final class SqliteStore implements Store {
 
   @Override
   public List<Message> messagesBrowse(BrowseRequest r) {
+    writeBackBeforeReading(r.queue());
     return reads.read(c -> MessageRows.browse(c, r));
+  }
+
+  /**
+   * Rows of leases held in memory read as ready: a read that shows messages one by one first has
+   * the queue's leases written. It costs a commit, which such reads (an operator's) can spare.
+   */
+  private void writeBackBeforeReading(String queue) {
+    if (memoryLeases.heldIn(queue) > 0) {
+      writer.submit(tx -> {
+        tx.leases.writeBackQueue(tx, queue);
+        return null;
+      });
+    }
   }
 
   @Override
@@ -548,13 +593,19 @@ public final class SqliteStore implements Store {
         }
       }
       Instant oldest = null;
+      // The rows at or before the claims' cursor are leased in memory (a moment's view: enough
+      // for an age).
+      MemoryLeases.Cursor after = memoryLeases.cursor(queue);
       try (PreparedStatement ps =
           c.prepareStatement(
               "SELECT published_at FROM messages INDEXED BY m_ready"
-                  + " WHERE queue = ? AND state = 0 AND visible_at <= ?"
+                  + " WHERE queue = ?1 AND state = 0 AND visible_at <= ?2"
+                  + " AND (visible_at, seq) > (?3, ?4)"
                   + " ORDER BY visible_at, seq LIMIT 1")) {
         ps.setString(1, queue);
         ps.setLong(2, at);
+        ps.setLong(3, after == null ? Long.MIN_VALUE : after.visibleAt());
+        ps.setLong(4, after == null ? Long.MIN_VALUE : after.seq());
         try (ResultSet rs = ps.executeQuery()) {
           if (rs.next()) {
             oldest = Instant.ofEpochMilli(rs.getLong(1));
