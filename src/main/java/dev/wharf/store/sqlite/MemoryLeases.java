@@ -41,6 +41,13 @@ final class MemoryLeases {
   /** By default, leases older than this are written back: the window in which a crash forgets a lease. */
   static final Duration DEFAULT_MAX_AGE = Duration.ofMillis(500);
 
+  /**
+   * Leases written back by age in one transaction at most: a consumer that takes a hundred
+   * thousand messages and acks none must not hold the writer for seconds in one go. The rest
+   * follow in the next transactions, which come at once.
+   */
+  static final int AGED_PER_TRANSACTION = 2048;
+
   /** Rows one write-back statement updates at most; its sizes are powers of two up to this. */
   private static final int WRITE_BACK_ROWS = 128;
 
@@ -199,11 +206,18 @@ final class MemoryLeases {
     writeBack(tx, l -> l.expiresAt() <= now);
   }
 
-  /** Writes back the leases granted before {@code grantedBeforeNanos}, oldest first. */
+  /**
+   * Writes back the leases granted before {@code grantedBeforeNanos}, oldest first, up to {@link
+   * #AGED_PER_TRANSACTION}.
+   */
   void writeBackOlderThan(GroupCommitWriter.Tx tx, long grantedBeforeNanos) throws SQLException {
+    Long oldest = oldestGrantedNanos();
+    if (oldest == null || oldest - grantedBeforeNanos > 0) {
+      return;
+    }
     List<Lease> old = new ArrayList<>();
     for (Lease l : bySeq.values()) {
-      if (l.grantedNanos() - grantedBeforeNanos > 0) {
+      if (l.grantedNanos() - grantedBeforeNanos > 0 || old.size() == AGED_PER_TRANSACTION) {
         break;
       }
       old.add(l);
