@@ -180,6 +180,26 @@ class GroupCommitBatchTest {
         .containsExactly("m0", "m2", "m3");
   }
 
+  @Test
+  void leasesHeldInMemoryByARolledBackOperationAreUndoneWithIt() throws Exception {
+    publish("q", 0, 3);
+    holdWriter();
+    CompletableFuture<List<Delivery>> first = store.messagesClaimAsync(claim("q", 2));
+    CompletableFuture<Object> failing = store.writer().submitAsync(tx -> {
+      SqlitePublishAndClaim.claim(tx, claim("q", 1));
+      throw new IllegalStateException("a bug after a claim");
+    }, false);
+    release.countDown();
+
+    assertThat(first.get(5, TimeUnit.SECONDS)).extracting(GroupCommitBatchTest::name)
+        .containsExactly("m0", "m1");
+    assertThat(failing).failsWithin(5, TimeUnit.SECONDS);
+    // The failed claim's lease and cursor went with its transaction: m2 is ready, not lost.
+    assertThat(store.messagesClaim(claim("q", 10))).extracting(GroupCommitBatchTest::name)
+        .containsExactly("m2");
+    assertThat(store.queueCounts("q", NOW).leased()).isEqualTo(3);
+  }
+
   /** Occupies the writer until {@link #release}; what is queued meanwhile is the next batch. */
   private void holdWriter() throws InterruptedException {
     CountDownLatch holding = new CountDownLatch(1);
