@@ -45,7 +45,7 @@ public final class Bench implements Callable<Integer> {
   int clients;
 
   @Option(names = "--batch", defaultValue = "1",
-      description = "consume: messages per receive/ack (and per publish); `all` runs 1 and 100")
+      description = "consume: messages per receive/ack (and per publish), 1..100; the `all` scenario runs 1 and 100")
   int batch;
 
   @Option(names = "--publishers", defaultValue = "0", description = "consume: publishers (0 = clients/2)")

@@ -40,9 +40,9 @@ import java.util.logging.Logger;
  * <p>A claim is answered as soon as its batch commits when every message it leases is already
  * durable: published in a batch an fsync has covered, and not key-upserted since. The lease
  * itself is only in memory ({@link MemoryLeases}), which DESIGN §4 allows: after a crash such a
- * message is simply ready again. A claim of a message whose publish is not yet on disk waits for the first fsync
- * that makes it durable, often the one already under way for the publish's own batch, and at the
- * latest its own batch's. The writer assigns message seqs itself ({@link Tx#nextSeq()}), so it
+ * message is simply ready again. A claim of a message whose publish is not yet on disk waits for
+ * the first fsync that makes it durable, often the one already under way for the publish's own
+ * batch, and at the latest its own batch's. The writer assigns message seqs itself ({@link Tx#nextSeq()}), so it
  * knows which are durable. It also reserves them a block at a time ({@link #SEQ_BLOCK}), in the
  * transaction of the first row beyond the last block, so that a start goes on after every seq ever
  * handed out, even when the newest messages are gone: message ids carry their seq and are never
@@ -133,6 +133,11 @@ final class GroupCommitWriter implements AutoCloseable {
   private volatile boolean running = true;
   /** Set on the writer's thread while it runs a batch's operations, before their commit. */
   private boolean applying;
+  /** Not before this ({@link System#nanoTime}) is a failed write-back of aged leases retried. */
+  private long writeBackRetryAt = Long.MIN_VALUE;
+  /** Whether the last batch was a write-back of aged leases alone. */
+  private boolean wroteBackLast;
+  private static final long WRITE_BACK_RETRY_NANOS = 100_000_000L;
   /** The highest seq a committed transaction reserved; the writer's thread only. */
   private long seqsReservedUpTo;
   /** The highest seq whose publish an fsync has covered. */
@@ -366,16 +371,22 @@ final class GroupCommitWriter implements AutoCloseable {
   }
 
   /**
-   * The next operation, or null when leases held in memory come of age first: then an empty
-   * batch runs, which writes them back.
+   * The next operation, or null when leases held in memory have come of age: then an empty batch
+   * runs, which writes them back in a transaction of its own, so that a write-back that fails
+   * fails no one's operation. Write-backs and batches of operations take turns while both wait.
    */
   private Pending<?> nextOrLeaseWriteBack() throws InterruptedException {
     Long oldest = tx.leases.oldestGrantedNanos();
     if (oldest == null) {
+      wroteBackLast = false;
       return queue.take();
     }
-    long wait = oldest + tx.leases.maxAgeNanos() - System.nanoTime();
-    return wait <= 0 ? queue.poll() : queue.poll(wait, TimeUnit.NANOSECONDS);
+    long due = Math.max(oldest + tx.leases.maxAgeNanos(), writeBackRetryAt);
+    long wait = due - System.nanoTime();
+    Pending<?> next = wait > 0 ? queue.poll(wait, TimeUnit.NANOSECONDS)
+        : wroteBackLast ? queue.poll() : null;
+    wroteBackLast = next == null;
+    return next;
   }
 
   private void runBatch(List<Pending<?>> batch) {
@@ -407,7 +418,9 @@ final class GroupCommitWriter implements AutoCloseable {
           }
         }
       }
-      tx.leases.writeBackOlderThan(tx, System.nanoTime() - tx.leases.maxAgeNanos());
+      if (batch.isEmpty()) {
+        tx.leases.writeBackOlderThan(tx, System.nanoTime() - tx.leases.maxAgeNanos());
+      }
       long reserved = reserveSeqs();
       conn.commit();
       seqsReservedUpTo = reserved;
@@ -417,7 +430,8 @@ final class GroupCommitWriter implements AutoCloseable {
       rollbackQuietly();
       tx.leases.rollback();
       if (batch.isEmpty()) {
-        LOG.log(Level.WARNING, "writing leases back failed", e);
+        LOG.log(Level.WARNING, "writing leases back failed; retrying in 100 ms", e);
+        writeBackRetryAt = System.nanoTime() + WRITE_BACK_RETRY_NANOS;
         return;
       }
       if (batch.size() == 1) {
