@@ -42,6 +42,17 @@ public final class MessageRows {
   public static final String READY_COLUMNS_PAYLOAD_LENGTH =
       READY_COLUMNS.replace("payload", "octet_length(payload)");
 
+  /**
+   * {@link #READY_COLUMNS} with the seven a plain message leaves NULL last, after a flag that is 1
+   * when all seven are: a reader skips them for such a row, seven calls into the driver of the
+   * fourteen a row took (see {@link #pickReadyFlagged}).
+   */
+  public static final String READY_COLUMNS_FLAGGED =
+      "seq, id, content_type, payload, attempt, published_at, visible_at,"
+          + " headers IS NULL AND metadata IS NULL AND expires_at IS NULL AND msg_key IS NULL"
+          + " AND original_queue IS NULL AND dead_reason IS NULL AND died_at IS NULL,"
+          + " headers, metadata, expires_at, msg_key, original_queue, dead_reason, died_at";
+
   /** {@code ContentType.values()} copies the array on every call; a claim reads one per row. */
   private static final ContentType[] CONTENT_TYPES = ContentType.values();
 
@@ -71,19 +82,15 @@ public final class MessageRows {
         instant(rs, 17));
   }
 
-  /**
-   * A row of {@code queue} read through {@link #READY_COLUMNS}, or through {@link
-   * #READY_COLUMNS_PAYLOAD_LENGTH} and then without its payload.
-   */
-  private static Message readyMessage(ResultSet rs, String queue, boolean lengthOnly)
-      throws SQLException {
+  /** A row of {@code queue} read through {@link #READY_COLUMNS_PAYLOAD_LENGTH}: no payload. */
+  private static Message readyMessage(ResultSet rs, String queue) throws SQLException {
     return new Message(
         rs.getLong(1),
         rs.getString(2),
         queue,
         MessageState.READY,
         CONTENT_TYPES[rs.getInt(3)],
-        lengthOnly ? null : rs.getBytes(4),
+        null,
         headers(rs.getString(5)),
         rs.getString(6),
         rs.getInt(7),
@@ -95,6 +102,29 @@ public final class MessageRows {
         rs.getString(12),
         rs.getString(13),
         instant(rs, 14));
+  }
+
+  /** A row of {@code queue} read through {@link #READY_COLUMNS_FLAGGED}. */
+  private static Message flaggedMessage(ResultSet rs, String queue) throws SQLException {
+    boolean plain = rs.getInt(8) == 1;
+    return new Message(
+        rs.getLong(1),
+        rs.getString(2),
+        queue,
+        MessageState.READY,
+        CONTENT_TYPES[rs.getInt(3)],
+        rs.getBytes(4),
+        plain ? Map.of() : headers(rs.getString(9)),
+        plain ? null : rs.getString(10),
+        rs.getInt(5),
+        instant(rs, 6),
+        instant(rs, 7),
+        null,
+        plain ? null : instant(rs, 11),
+        plain ? null : rs.getString(12),
+        plain ? null : rs.getString(13),
+        plain ? null : rs.getString(14),
+        plain ? null : instant(rs, 15));
   }
 
   public static Instant instant(ResultSet rs, int col) throws SQLException {
@@ -167,26 +197,33 @@ public final class MessageRows {
 
   /**
    * Runs a claim's selection of ready rows. The statement is the backend's own (its locking and
-   * index hints differ), selects {@link #READY_COLUMNS}, and has four parameters: queue, now
-   * (visible by), now (not expired), max. Reading stops at the claim's byte bound.
+   * index hints differ), selects {@link #READY_COLUMNS_FLAGGED}, and has four parameters: queue,
+   * now (visible by), now (not expired), max. Reading stops at the claim's byte bound.
    */
-  public static List<Message> pickReady(PreparedStatement select, ClaimRequest r)
+  public static List<Message> pickReadyFlagged(PreparedStatement select, ClaimRequest r)
       throws SQLException {
-    return pick(select, r, false);
+    return pick(select, r, MessageRows::flaggedMessage, false);
   }
 
   /**
-   * As {@link #pickReady}, for a statement that selects {@link #READY_COLUMNS_PAYLOAD_LENGTH}: the
-   * messages come without payloads, and the byte bound counts the lengths the rows declare. The
-   * driver then never holds the payloads of rows past the bound, which a backend that fetches a
-   * result whole would (up to {@code max} rows of the largest body each).
+   * As {@link #pickReadyFlagged}, for a statement that selects {@link
+   * #READY_COLUMNS_PAYLOAD_LENGTH}: the messages come without payloads, and the byte bound counts
+   * the lengths the rows declare. The driver then never holds the payloads of rows past the bound,
+   * which a backend that fetches a result whole would (up to {@code max} rows of the largest body
+   * each).
    */
   public static List<Message> pickReadyByLength(PreparedStatement select, ClaimRequest r)
       throws SQLException {
-    return pick(select, r, true);
+    return pick(select, r, MessageRows::readyMessage, true);
   }
 
-  private static List<Message> pick(PreparedStatement select, ClaimRequest r, boolean lengthOnly)
+  /** Reads one selected row of a queue as a ready message. */
+  private interface ReadyRow {
+    Message read(ResultSet rs, String queue) throws SQLException;
+  }
+
+  private static List<Message> pick(
+      PreparedStatement select, ClaimRequest r, ReadyRow row, boolean lengthOnly)
       throws SQLException {
     long now = r.now().toEpochMilli();
     select.setString(1, r.queue());
@@ -197,7 +234,7 @@ public final class MessageRows {
     long bytes = 0;
     try (ResultSet rs = select.executeQuery()) {
       while (rs.next()) {
-        Message m = readyMessage(rs, r.queue(), lengthOnly);
+        Message m = row.read(rs, r.queue());
         bytes += lengthOnly ? rs.getLong(4) : ClaimRequest.size(m);
         if (!r.takesNext(picked.size(), bytes)) {
           break;
