@@ -103,7 +103,7 @@ class SqliteEarlyClaimTest {
     assertThat(got).extracting(SqliteEarlyClaimTest::payload).containsExactly("fresh");
     assertThat(publishing.get(5, TimeUnit.SECONDS)).extracting(PublishResult::id)
         .containsExactly(got.get(0).message().id());
-    // The claim's own batch, its lease, is still waiting for the fsync after that one.
+    // The claim's own batch, not answered at its commit, still waits for the fsync after that one.
     gate.awaitHeld(1);
   }
 
