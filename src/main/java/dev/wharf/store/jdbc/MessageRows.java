@@ -29,29 +29,23 @@ public final class MessageRows {
 
   /**
    * What a claim reads of a ready row: not its queue, state or lease, which the claim already
-   * knows (its own queue, ready, none). Every column read costs the driver per query and per row.
+   * knows (its own queue, ready, none). Every column read costs the driver per query and per row,
+   * so the seven a plain message leaves NULL come last, after a flag that is 1 when all seven are:
+   * a reader skips them for such a row, seven calls into the driver of the fourteen a row took.
    */
   public static final String READY_COLUMNS =
-      "seq, id, content_type, payload, headers, metadata, attempt, published_at, visible_at,"
-          + " expires_at, msg_key, original_queue, dead_reason, died_at";
+      "seq, id, content_type, payload, attempt, published_at, visible_at,"
+          + " CASE WHEN headers IS NULL AND metadata IS NULL AND expires_at IS NULL"
+          + " AND msg_key IS NULL AND original_queue IS NULL AND dead_reason IS NULL"
+          + " AND died_at IS NULL THEN 1 ELSE 0 END,"
+          + " headers, metadata, expires_at, msg_key, original_queue, dead_reason, died_at";
 
   /**
    * {@link #READY_COLUMNS} with the payload's length in the payload's place: a backend that reads
    * payloads only for the rows a claim takes picks with these (see {@link #pickReadyByLength}).
    */
   public static final String READY_COLUMNS_PAYLOAD_LENGTH =
-      READY_COLUMNS.replace("payload", "octet_length(payload)");
-
-  /**
-   * {@link #READY_COLUMNS} with the seven a plain message leaves NULL last, after a flag that is 1
-   * when all seven are: a reader skips them for such a row, seven calls into the driver of the
-   * fourteen a row took (see {@link #pickReadyFlagged}).
-   */
-  public static final String READY_COLUMNS_FLAGGED =
-      "seq, id, content_type, payload, attempt, published_at, visible_at,"
-          + " headers IS NULL AND metadata IS NULL AND expires_at IS NULL AND msg_key IS NULL"
-          + " AND original_queue IS NULL AND dead_reason IS NULL AND died_at IS NULL,"
-          + " headers, metadata, expires_at, msg_key, original_queue, dead_reason, died_at";
+      READY_COLUMNS.replace("payload,", "octet_length(payload),");
 
   /** {@code ContentType.values()} copies the array on every call; a claim reads one per row. */
   private static final ContentType[] CONTENT_TYPES = ContentType.values();
@@ -82,30 +76,12 @@ public final class MessageRows {
         instant(rs, 17));
   }
 
-  /** A row of {@code queue} read through {@link #READY_COLUMNS_PAYLOAD_LENGTH}: no payload. */
-  private static Message readyMessage(ResultSet rs, String queue) throws SQLException {
-    return new Message(
-        rs.getLong(1),
-        rs.getString(2),
-        queue,
-        MessageState.READY,
-        CONTENT_TYPES[rs.getInt(3)],
-        null,
-        headers(rs.getString(5)),
-        rs.getString(6),
-        rs.getInt(7),
-        instant(rs, 8),
-        instant(rs, 9),
-        null,
-        instant(rs, 10),
-        rs.getString(11),
-        rs.getString(12),
-        rs.getString(13),
-        instant(rs, 14));
-  }
-
-  /** A row of {@code queue} read through {@link #READY_COLUMNS_FLAGGED}. */
-  private static Message flaggedMessage(ResultSet rs, String queue) throws SQLException {
+  /**
+   * A row of {@code queue} read through {@link #READY_COLUMNS}, or through {@link
+   * #READY_COLUMNS_PAYLOAD_LENGTH} and then without its payload.
+   */
+  private static Message readyMessage(ResultSet rs, String queue, boolean lengthOnly)
+      throws SQLException {
     boolean plain = rs.getInt(8) == 1;
     return new Message(
         rs.getLong(1),
@@ -113,7 +89,7 @@ public final class MessageRows {
         queue,
         MessageState.READY,
         CONTENT_TYPES[rs.getInt(3)],
-        rs.getBytes(4),
+        lengthOnly ? null : rs.getBytes(4),
         plain ? Map.of() : headers(rs.getString(9)),
         plain ? null : rs.getString(10),
         rs.getInt(5),
@@ -197,33 +173,26 @@ public final class MessageRows {
 
   /**
    * Runs a claim's selection of ready rows. The statement is the backend's own (its locking and
-   * index hints differ), selects {@link #READY_COLUMNS_FLAGGED}, and has four parameters: queue,
-   * now (visible by), now (not expired), max. Reading stops at the claim's byte bound.
+   * index hints differ), selects {@link #READY_COLUMNS}, and has four parameters: queue, now
+   * (visible by), now (not expired), max. Reading stops at the claim's byte bound.
    */
-  public static List<Message> pickReadyFlagged(PreparedStatement select, ClaimRequest r)
+  public static List<Message> pickReady(PreparedStatement select, ClaimRequest r)
       throws SQLException {
-    return pick(select, r, MessageRows::flaggedMessage, false);
+    return pick(select, r, false);
   }
 
   /**
-   * As {@link #pickReadyFlagged}, for a statement that selects {@link
-   * #READY_COLUMNS_PAYLOAD_LENGTH}: the messages come without payloads, and the byte bound counts
-   * the lengths the rows declare. The driver then never holds the payloads of rows past the bound,
-   * which a backend that fetches a result whole would (up to {@code max} rows of the largest body
-   * each).
+   * As {@link #pickReady}, for a statement that selects {@link #READY_COLUMNS_PAYLOAD_LENGTH}: the
+   * messages come without payloads, and the byte bound counts the lengths the rows declare. The
+   * driver then never holds the payloads of rows past the bound, which a backend that fetches a
+   * result whole would (up to {@code max} rows of the largest body each).
    */
   public static List<Message> pickReadyByLength(PreparedStatement select, ClaimRequest r)
       throws SQLException {
-    return pick(select, r, MessageRows::readyMessage, true);
+    return pick(select, r, true);
   }
 
-  /** Reads one selected row of a queue as a ready message. */
-  private interface ReadyRow {
-    Message read(ResultSet rs, String queue) throws SQLException;
-  }
-
-  private static List<Message> pick(
-      PreparedStatement select, ClaimRequest r, ReadyRow row, boolean lengthOnly)
+  private static List<Message> pick(PreparedStatement select, ClaimRequest r, boolean lengthOnly)
       throws SQLException {
     long now = r.now().toEpochMilli();
     select.setString(1, r.queue());
@@ -234,7 +203,7 @@ public final class MessageRows {
     long bytes = 0;
     try (ResultSet rs = select.executeQuery()) {
       while (rs.next()) {
-        Message m = row.read(rs, r.queue());
+        Message m = readyMessage(rs, r.queue(), lengthOnly);
         bytes += lengthOnly ? rs.getLong(4) : ClaimRequest.size(m);
         if (!r.takesNext(picked.size(), bytes)) {
           break;

@@ -339,26 +339,26 @@ final class SqlitePublishAndClaim {
   private static List<Message> pick(Tx tx, ClaimRequest r) throws SQLException {
     MemoryLeases.Cursor after = tx.leases.cursor(r.queue());
     if (after == null) {
-      return MessageRows.pickReadyFlagged(tx.prepare(PICK), r);
+      return MessageRows.pickReady(tx.prepare(PICK), r);
     }
     PreparedStatement select = tx.prepare(PICK_AFTER);
     select.setLong(5, after.visibleAt());
     select.setLong(6, after.seq());
-    return MessageRows.pickReadyFlagged(select, r);
+    return MessageRows.pickReady(select, r);
   }
 
   private static final String PICK =
-      "SELECT " + MessageRows.READY_COLUMNS_FLAGGED + " FROM messages INDEXED BY m_ready"
+      "SELECT " + MessageRows.READY_COLUMNS + " FROM messages INDEXED BY m_ready"
           + " WHERE queue = ? AND state = 0 AND visible_at <= ?"
           + " AND (expires_at IS NULL OR expires_at > ?)"
           + " ORDER BY visible_at, seq LIMIT ?";
 
   /**
    * {@link #PICK} from past the queue's cursor: the rows before it are leased in memory. Numbered
-   * parameters keep the four that {@link MessageRows#pickReadyFlagged} binds where it binds them.
+   * parameters keep the four that {@link MessageRows#pickReady} binds where it binds them.
    */
   private static final String PICK_AFTER =
-      "SELECT " + MessageRows.READY_COLUMNS_FLAGGED + " FROM messages INDEXED BY m_ready"
+      "SELECT " + MessageRows.READY_COLUMNS + " FROM messages INDEXED BY m_ready"
           + " WHERE queue = ?1 AND state = 0 AND (visible_at, seq) > (?5, ?6)"
           + " AND visible_at <= ?2 AND (expires_at IS NULL OR expires_at > ?3)"
           + " ORDER BY visible_at, seq LIMIT ?4";
