@@ -21,8 +21,9 @@ import java.util.function.Predicate;
  * <p>DESIGN §4 allows it: a lease not yet written is, after a crash, simply ready again, and a
  * message is never handed out before its publish is durable (the writer still checks that).
  * A lease is written back (the very UPDATE a claim used to run) once it is {@link #maxAgeNanos}
- * old, when it is due to expire, and before anything other than its own ack or a claim reads or
- * changes its row. From then on the row is the truth again, so every other path of the store
+ * old, when it is due to expire, and before anything other than a claim or a settle under its
+ * own lease id that leaves the attempt uncounted (ack, extend, release, defer) reads or changes
+ * its row. From then on the row is the truth again, so every other path of the store
  * works on rows exactly as before.
  *
  * <p>In the database a lease held here is still {@code state = 0}, so claims must not pick it
@@ -139,6 +140,16 @@ final class MemoryLeases {
       bySeq.put(l.seq(), l);
       heldPerQueue.merge(l.queue(), 1, Integer::sum);
     });
+  }
+
+  /**
+   * Moves a held lease's end. It keeps its place in grant order: its age, and so when it is
+   * written back, still counts from the claim.
+   */
+  void extend(Lease l, long until) {
+    bySeq.put(l.seq(), new Lease(l.seq(), l.queue(), l.originalQueue(), l.leaseId(), until,
+        l.expiresAt(), l.grantedNanos()));
+    undo.add(() -> bySeq.put(l.seq(), l));
   }
 
   /** The cursor claims of {@code queue} read after, or null to read from its first ready row. */

@@ -36,12 +36,12 @@ final class SqliteSettle {
   static List<LeaseOutcome> settle(Tx tx, SettleRequest r) throws SQLException {
     List<LeaseOutcome> out = new ArrayList<>(r.leaseIds().size());
     long now = r.now().toEpochMilli();
-    LeaseOutcome[] ackedInMemory = ackHeldInMemory(tx, r, now);
+    LeaseOutcome[] inMemory = settleHeldInMemory(tx, r, now);
     List<String> rest = r.leaseIds();
-    if (ackedInMemory != null) {
+    if (inMemory != null) {
       rest = new ArrayList<>();
-      for (int i = 0; i < ackedInMemory.length; i++) {
-        if (ackedInMemory[i] == null) {
+      for (int i = 0; i < inMemory.length; i++) {
+        if (inMemory[i] == null) {
           rest.add(r.leaseIds().get(i));
         }
       }
@@ -52,8 +52,8 @@ final class SqliteSettle {
     Map<Long, Held> rows = heldAll(tx, rest);
     List<Held> acked = new ArrayList<>();
     for (int i = 0; i < r.leaseIds().size(); i++) {
-      if (ackedInMemory != null && ackedInMemory[i] != null) {
-        out.add(ackedInMemory[i]);
+      if (inMemory != null && inMemory[i] != null) {
+        out.add(inMemory[i]);
         continue;
       }
       String leaseId = r.leaseIds().get(i);
@@ -82,13 +82,16 @@ final class SqliteSettle {
   }
 
   /**
-   * Acks the leases held in memory ({@link MemoryLeases}) that this request acks under their
-   * current lease: their rows are deleted unread. Every other row the request names whose lease
-   * is held in memory is written back first, so that what follows reads it as it would have had
-   * the lease been written at claim. Returns each lease id's outcome where it was acked here, or
-   * null when none was.
+   * Settles the leases held in memory ({@link MemoryLeases}) that this request names under their
+   * current lease, without writing the lease first: an ack deletes the row unread, an extend
+   * changes only the lease held here, and a release or defer (which take the attempt back, so the
+   * row's own attempt is already right) moves the still-ready row's visible time. Every other row
+   * the request names whose lease is held in memory (a nack, which counts the attempt against
+   * the queue's limit, a dead, or a lease id that is not the current one) is written back first,
+   * so that what follows reads it as it would have had the lease been written at claim. Returns
+   * each lease id's outcome where it was settled here, or null when none was.
    */
-  private static LeaseOutcome[] ackHeldInMemory(Tx tx, SettleRequest r, long now)
+  private static LeaseOutcome[] settleHeldInMemory(Tx tx, SettleRequest r, long now)
       throws SQLException {
     MemoryLeases memory = tx.leases;
     if (memory.size() == 0) {
@@ -104,19 +107,42 @@ final class SqliteSettle {
       if (held == null) {
         continue;
       }
-      if (r.kind() == SettleKind.ACK
-          && held.leaseId().equals(leaseId)
-          && held.queue().equals(r.queue())
-          && held.until() > now) {
+      boolean current =
+          held.leaseId().equals(leaseId) && held.queue().equals(r.queue()) && held.until() > now;
+      LeaseOutcome settled = null;
+      if (current) {
+        settled = switch (r.kind()) {
+          case ACK -> {
+            if (acked == null) {
+              acked = new ArrayList<>();
+            }
+            memory.release(held);
+            acked.add(held);
+            yield LeaseOutcome.of(leaseId, Outcome.ACKED);
+          }
+          case EXTEND -> {
+            long until = Math.max(held.until(), r.leaseUntil().toEpochMilli());
+            memory.extend(held, until);
+            yield new LeaseOutcome(leaseId, Outcome.EXTENDED, Instant.ofEpochMilli(until));
+          }
+          case RELEASE -> {
+            readyFromMemory(tx, held, now);
+            yield LeaseOutcome.of(leaseId, Outcome.RELEASED);
+          }
+          case DEFER -> {
+            readyFromMemory(tx, held, r.visibleAt().toEpochMilli());
+            yield LeaseOutcome.of(leaseId, Outcome.DEFERRED);
+          }
+          case RETRY, DEAD -> null;
+        };
+      }
+      if (settled == null) {
+        memory.writeBackSeq(tx, seq);
+      } else {
         if (out == null) {
           out = new LeaseOutcome[ids.size()];
-          acked = new ArrayList<>();
         }
-        memory.release(held);
-        acked.add(held);
-        out[i] = LeaseOutcome.of(leaseId, Outcome.ACKED);
-      } else {
-        memory.writeBackSeq(tx, seq);
+        out[i] = settled;
       }
     }
     if (acked != null) {
@@ -137,6 +163,28 @@ final class SqliteSettle {
       }
     }
     return out;
+  }
+
+  /**
+   * Ends a lease held in memory with its message ready again at {@code visibleAt}, the attempt
+   * not counted: the row never left ready and still holds the attempt from before the claim, so
+   * only its visible time changes. The lease goes first, so that a row now at or before the
+   * queue's cursor has the queue's other leases written back ({@link MemoryLeases#madeReady}),
+   * not this one.
+   */
+  private static void readyFromMemory(Tx tx, MemoryLeases.Lease held, long visibleAt)
+      throws SQLException {
+    tx.leases.release(held);
+    PreparedStatement ps =
+        tx.prepare("UPDATE messages SET visible_at = ? WHERE seq = ? AND state = 0");
+    ps.setLong(1, visibleAt);
+    ps.setLong(2, held.seq());
+    if (ps.executeUpdate() != 1) {
+      throw new SQLException("message " + held.seq() + " leased in memory has no ready row");
+    }
+    tx.delta.move(held.queue(), LEASED, held.originalQueue(), held.queue(), READY,
+        held.originalQueue());
+    tx.leases.madeReady(tx, held.queue(), visibleAt, held.seq());
   }
 
   /** The rows the lease ids name, by seq (absent: no such row). */

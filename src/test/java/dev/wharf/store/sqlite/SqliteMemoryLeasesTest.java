@@ -191,6 +191,76 @@ class SqliteMemoryLeasesTest {
   }
 
   @Test
+  void anExtendOfALeaseHeldInMemoryWritesNothingAndMovesItsEnd() {
+    publish("1");
+    Delivery d = receive("q", 1).get(0);
+    clock.advance(Duration.ofSeconds(20));
+
+    LeaseOutcome extended =
+        broker.settle().extend("q", List.of(d.leaseId()), Duration.ofSeconds(60)).get(0);
+
+    assertThat(extended.outcome()).isEqualTo(Outcome.EXTENDED);
+    assertThat(extended.leaseUntil()).isEqualTo(clock.instant().plusSeconds(60));
+    assertThat(writtenBack()).isZero();
+    assertThat(held()).isEqualTo(1);
+    // Past the claim's 30 s the lease holds; past the extension it ends, its attempt counted.
+    clock.advance(Duration.ofSeconds(59));
+    broker.reapers().runOnce(clock.instant());
+    assertThat(receive("q", 1)).isEmpty();
+    clock.advance(Duration.ofSeconds(1));
+    broker.reapers().runOnce(clock.instant());
+    Delivery again = receive("q", 1).get(0);
+    assertThat(again.message().attempt()).isEqualTo(2);
+    assertThat(ack(d)).isEqualTo(Outcome.LEASE_NOT_FOUND);
+  }
+
+  @Test
+  void aReleaseOrDeferOfALeaseHeldInMemoryMovesOnlyItsVisibleTime() {
+    publish("a");
+    publish("b");
+    List<Delivery> got = receive("q", 2);
+    clock.advance(Duration.ofSeconds(1));
+
+    assertThat(broker.settle().release("q", List.of(got.get(0).leaseId())).get(0).outcome())
+        .isEqualTo(Outcome.RELEASED);
+    assertThat(
+            broker.settle().defer("q", List.of(got.get(1).leaseId()), Duration.ofSeconds(10))
+                .get(0).outcome())
+        .isEqualTo(Outcome.DEFERRED);
+
+    assertThat(writtenBack()).isZero();
+    assertThat(held()).isZero();
+    assertThat(broker.stats("q").counts().leased()).isZero();
+    assertThat(broker.stats("q").counts().delayed()).isEqualTo(1);
+    // Neither took an attempt: the next deliveries are each message's first again.
+    Delivery a = receive("q", 10).get(0);
+    assertThat(body(a)).isEqualTo("a");
+    assertThat(a.message().attempt()).isEqualTo(1);
+    assertThat(receive("q", 10)).isEmpty();
+    clock.advance(Duration.ofSeconds(10));
+    Delivery b = receive("q", 10).get(0);
+    assertThat(body(b)).isEqualTo("b");
+    assertThat(b.message().attempt()).isEqualTo(1);
+    assertThat(ack(a)).isEqualTo(Outcome.ACKED);
+    assertThat(ack(b)).isEqualTo(Outcome.ACKED);
+    assertThat(broker.stats("q").counts().depth()).isZero();
+  }
+
+  @Test
+  void aReleaseThatPutsAMessageBeforeTheLastOneLeasedStillDeliversIt() {
+    publish("a");
+    publish("b");
+    List<Delivery> got = receive("q", 2);
+
+    // Released in the millisecond of the claim: it sorts before "b", whose lease is in memory.
+    broker.settle().release("q", List.of(got.get(0).leaseId()));
+
+    assertThat(receive("q", 10)).extracting(SqliteMemoryLeasesTest::body).containsExactly("a");
+    assertThat(broker.stats("q").counts().leased()).isEqualTo(2);
+    assertThat(ack(got.get(1))).isEqualTo(Outcome.ACKED);
+  }
+
+  @Test
   void aMessageMadeVisibleBeforeTheLastOneLeasedIsStillDelivered() {
     clock.advance(Duration.ofSeconds(10));
     publish("late");
