@@ -98,6 +98,11 @@ public final class Broker implements AutoCloseable {
     return queues.require(queue);
   }
 
+  /** The tokens that open a queue's data routes (see {@link QueueRegistry#consumerTokens}). */
+  public List<String> consumerTokens(String queue) {
+    return queues.consumerTokens(queue);
+  }
+
   /** Creates a queue or changes its settings. Returns true when it was created. */
   public boolean putQueue(String queue, QueueSettingsPatch patch) {
     QueueSettings current = queues.find(queue);

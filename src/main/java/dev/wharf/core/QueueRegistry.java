@@ -18,6 +18,12 @@ final class QueueRegistry {
   private final Store store;
   private final Map<String, QueueSettings> settings = new ConcurrentHashMap<>();
   private final Map<String, String> configHashes = new ConcurrentHashMap<>();
+  /**
+   * The consumer tokens of the queues that dead-letter into each DLQ, by DLQ name: a DLQ holds
+   * those queues' messages, so their consumers' tokens open it, and it is closed to anyone else
+   * when one of them is. Rebuilt whenever settings change (rarely); read on every data request.
+   */
+  private volatile Map<String, List<String>> dlqTokens = Map.of();
 
   QueueRegistry(Store store) {
     this.store = store;
@@ -32,6 +38,7 @@ final class QueueRegistry {
         configHashes.put(r.name(), r.configHash());
       }
     }
+    indexDeadLetterTokens();
   }
 
   /**
@@ -58,6 +65,7 @@ final class QueueRegistry {
       }
     }
     configHashes.keySet().removeIf(name -> !hashes.containsKey(name));
+    indexDeadLetterTokens();
     return removed;
   }
 
@@ -67,6 +75,34 @@ final class QueueRegistry {
       throw new BrokerException.QueueNotFound(queue);
     }
     return s;
+  }
+
+  /**
+   * The tokens that open a queue's data routes: its own consumer tokens, and those of every queue
+   * whose DLQ it is. Empty when none of them has any.
+   */
+  List<String> consumerTokens(String queue) {
+    List<String> own = require(queue).consumerTokens();
+    List<String> inherited = dlqTokens.get(queue);
+    if (inherited == null) {
+      return own;
+    }
+    List<String> all = new ArrayList<>(own);
+    all.addAll(inherited);
+    return all;
+  }
+
+  private synchronized void indexDeadLetterTokens() {
+    Map<String, List<String>> index = new HashMap<>();
+    for (Map.Entry<String, QueueSettings> e : settings.entrySet()) {
+      QueueSettings s = e.getValue();
+      if (s.deadLetterQueue() != null && !s.consumerTokens().isEmpty()) {
+        index.computeIfAbsent(s.deadLetterQueue(), k -> new ArrayList<>())
+            .addAll(s.consumerTokens());
+      }
+    }
+    index.replaceAll((k, v) -> List.copyOf(v));
+    dlqTokens = Map.copyOf(index);
   }
 
   QueueSettings find(String queue) {
@@ -90,12 +126,14 @@ final class QueueRegistry {
       configHashes.put(queue, hash);
     }
     ensureDeadLetterQueue(s);
+    indexDeadLetterTokens();
   }
 
   synchronized boolean delete(String queue) {
     boolean existed = store.queuesDelete(queue);
     settings.remove(queue);
     configHashes.remove(queue);
+    indexDeadLetterTokens();
     return existed;
   }
 

@@ -67,8 +67,15 @@ public record QueueSettings(
     if (maxAttempts < 0 || maxAttempts > 1000) {
       out.add("max_attempts: must be between 0 (unlimited) and 1000");
     }
+    boolean derivedDlq = deadLetterQueue != null && deadLetterQueue.equals(queue + ".dlq");
     if (deadLetterQueue != null && !validName(deadLetterQueue)) {
-      out.add("dead_letter_queue: not a valid queue name");
+      // A DLQ name the client never gave is not theirs to fix unless it is the only problem.
+      if (!derivedDlq) {
+        out.add("dead_letter_queue: not a valid queue name");
+      } else if (validName(queue)) {
+        out.add("dead_letter_queue: the default, the name followed by \".dlq\", would be longer"
+            + " than 128 characters: name a shorter one, or \"\" for none");
+      }
     }
     if (deadLetterQueue != null && deadLetterQueue.equals(queue)) {
       out.add("dead_letter_queue: a queue cannot be its own dead-letter queue");

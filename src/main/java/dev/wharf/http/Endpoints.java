@@ -138,7 +138,7 @@ public final class Endpoints {
     switch (guard) {
       case OPEN -> {}
       case MANAGEMENT -> auth.management(req);
-      case DATA -> auth.data(req, broker.settings(req.param("name")).consumerTokens());
+      case DATA -> auth.data(req, broker.consumerTokens(req.param("name")));
     }
   }
 

@@ -1,0 +1,51 @@
+package dev.wharf.http;
+
+import static org.assertj.core.api.Assertions.assertThat;
+
+import dev.wharf.http.Api.Reply;
+import java.nio.file.Path;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.io.TempDir;
+
+/** A DLQ holds its source queues' messages, so their consumer tokens guard it too. */
+class DeadLetterAuthTest {
+  @TempDir Path dir;
+
+  @Test
+  void aProtectedQueuesDlqTakesItsConsumerTokensAndNothingLess() {
+    try (TestServer s = new TestServer(dir, "adm1n", false, "127.0.0.1")) {
+      Api admin = s.api.withToken("adm1n");
+      Api consumer = s.api.withToken("b1ll");
+      admin.put("/v1/queues/billing", "{\"consumer_tokens\": [\"b1ll\"], \"max_attempts\": 1}");
+      admin.put("/v1/queues/open", "{}");
+      assertThat(consumer.post("/v1/queues/billing/messages", "{\"body\": 1}").status())
+          .isEqualTo(201);
+      String lease =
+          consumer.post("/v1/queues/billing/receive", "{}").json().at("/messages/0/lease_id")
+              .asText();
+      assertThat(
+              consumer.post("/v1/queues/billing/nack", "{\"lease_id\": \"" + lease + "\"}")
+                  .json().at("/results/0/outcome").asText())
+          .isEqualTo("dead");
+
+      Reply anonymous = s.api.post("/v1/queues/billing.dlq/receive", "{}");
+      assertThat(anonymous.status()).isEqualTo(401);
+      assertThat(
+              s.api.withToken("wrong").post("/v1/queues/billing.dlq/messages", "{\"body\": 3}")
+                  .status())
+          .isEqualTo(401);
+      assertThat(admin.get("/v1/queues/billing.dlq").json().at("/stats/ready").asInt())
+          .as("the refused receives took nothing")
+          .isEqualTo(1);
+      Reply got = consumer.post("/v1/queues/billing.dlq/receive", "{}");
+      assertThat(got.json().at("/messages/0/original_queue").asText()).isEqualTo("billing");
+
+      // A queue without tokens leaves its DLQ open, as it is itself.
+      assertThat(s.api.post("/v1/queues/open.dlq/messages", "{\"body\": 2}").status())
+          .isEqualTo(201);
+      // Once the source opens up, so does its DLQ.
+      admin.put("/v1/queues/billing", "{\"consumer_tokens\": []}");
+      assertThat(s.api.post("/v1/queues/billing.dlq/receive", "{}").status()).isEqualTo(200);
+    }
+  }
+}
