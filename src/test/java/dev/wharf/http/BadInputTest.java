@@ -113,6 +113,18 @@ class BadInputTest {
           PUT  | /v1/queues/bad%20name | {}                                        | 400 | invalid_body | name
           POST | /v1/queues/q/dlq/redrive | {"ids": "all"}                         | 400 | invalid_body | ids
           POST | /v1/queues/q/dlq/redrive | {"ids": []}                            | 400 | invalid_body | ids
+          # purge and the deletes take no fields: a body they cannot read deletes nothing
+          POST | /v1/queues/q/purge  | {"x": 1}                                    | 400 | invalid_body | unknown field "x"
+          POST | /v1/queues/q/purge  | {"force": false}                            | 400 | invalid_body | unknown field "force"
+          POST | /v1/queues/q/purge  | {                                           | 400 | invalid_body | malformed
+          POST | /v1/queues/q/purge  | garbage                                     | 400 | invalid_body | malformed
+          POST | /v1/queues/q/purge  | []                                          | 400 | invalid_body | object
+          POST | /v1/queues/q/purge  | null                                        | 400 | invalid_body | object
+          POST | /v1/queues/q/purge  | "str"                                       | 400 | invalid_body | object
+          POST | /v1/queues/q/purge  | {} {}                                       | 400 | invalid_body | malformed
+          DELETE | /v1/queues/q      | {"x": 1}                                    | 400 | invalid_body | unknown field "x"
+          DELETE | /v1/queues/q      | garbage                                     | 400 | invalid_body | malformed
+          DELETE | /v1/queues/q/messages/01JNOPE | [1]                             | 400 | invalid_body | object
           # query parameters
           GET  | /v1/queues/q/messages?state=bogus |  | 400 | invalid_param | state
           GET  | /v1/queues/q/messages?limit=0     |  | 400 | invalid_param | limit

@@ -143,6 +143,7 @@ public final class MessagesService {
   }
 
   private void delete(Request req, Response res) {
+    bodies.none(req);
     broker.deleteMessage(Routes.queue(req), req.param("id"));
     Replies.noContent(res);
   }
