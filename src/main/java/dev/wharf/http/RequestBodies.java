@@ -37,7 +37,7 @@ public final class RequestBodies {
     try {
       node = Json.MAPPER.readTree(bytes);
     } catch (JacksonException e) {
-      throw ApiError.invalidBody("malformed JSON: " + e.getOriginalMessage());
+      throw ApiError.invalidBody(Json.malformed(e));
     } catch (IOException e) {
       throw ApiError.invalidBody("the body could not be read");
     }

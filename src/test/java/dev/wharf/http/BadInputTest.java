@@ -81,8 +81,10 @@ class BadInputTest {
           POST | /v1/queues/q/messages | {"body": 1, "idempotency_key": 5}         | 400 | invalid_body | idempotency_key
           POST | /v1/queues/nope/messages | {"body": 1}                            | 404 | queue_not_found | nope
           # receive
-          POST | /v1/queues/q/receive | {"max": 0}                                 | 400 | invalid_body | got 0
-          POST | /v1/queues/q/receive | {"max": 101}                               | 400 | invalid_body | got 101
+          POST | /v1/queues/q/receive | {"max": 0}                                 | 400 | invalid_body | max must be between 1 and 100, got 0
+          POST | /v1/queues/q/receive | {"max": 101}                               | 400 | invalid_body | max must be between 1 and 100, got 101
+          POST | /v1/queues/q/receive | {"max": 1} {}                              | 400 | invalid_body | malformed JSON: more than one value
+          POST | /v1/queues/q/receive | {"max": Infinity}                          | 400 | invalid_body | malformed JSON: Infinity is not a JSON number
           POST | /v1/queues/q/receive | {"max": "ten"}                             | 400 | invalid_body | max
           POST | /v1/queues/q/receive | {"max": 1.5}                               | 400 | invalid_body | max
           POST | /v1/queues/q/receive | {"max": 99999999999}                       | 400 | invalid_body | max
@@ -102,7 +104,8 @@ class BadInputTest {
           POST | /v1/queues/q/nack   | {"lease_id": "a", "dead": "yes"}            | 400 | invalid_body | dead
           POST | /v1/queues/q/nack   | {"lease_id": "a", "delay": "-3s"}           | 400 | invalid_body | delay
           POST | /v1/queues/q/extend | {"lease_id": "a"}                           | 400 | invalid_body | by
-          POST | /v1/queues/q/extend | {"lease_id": "a", "by": "0s"}               | 400 | invalid_body | extend
+          POST | /v1/queues/q/extend | {"lease_id": "a", "by": "0s"}               | 400 | invalid_body | by must be between 1s and 12h, got 0s
+          POST | /v1/queues/q/extend | {"lease_id": "a", "by": "13h"}              | 400 | invalid_body | by must be between 1s and 12h, got 13h
           # queues and dead letters
           PUT  | /v1/queues/q        | {"visibility_timeout": "abc"}               | 400 | invalid_body | visibility_timeout
           PUT  | /v1/queues/q        | {"max_attempts": "5"}                       | 400 | invalid_body | max_attempts
@@ -193,6 +196,50 @@ class BadInputTest {
             BodyPublishers.ofString("body=1"),
             "application/x-www-form-urlencoded");
     assertError(form, 400, "invalid_body", "malformed");
+  }
+
+  @Test
+  void purgeRefusesABodyItCannotReadAndPurgesNothing() {
+    Reply text =
+        api.send("POST", "/v1/queues/q/purge", BodyPublishers.ofString("hello"), "text/plain");
+    assertError(text, 415, "unsupported_media_type", "text/plain");
+    String big = "{\"x\": \"" + "x".repeat((int) TestServer.MAX_BODY) + "\"}";
+    assertError(api.post("/v1/queues/q/purge", big), 413, "body_too_large", "limit");
+    assertError(
+        api.send(
+            "DELETE", "/v1/queues/q", BodyPublishers.ofString("hello"), "text/plain"),
+        415,
+        "unsupported_media_type",
+        "text/plain");
+  }
+
+  @Test
+  void jsonErrorsNameNoParserInternals() {
+    String deep = "{\"body\": " + "[".repeat(1200) + "]".repeat(1200) + "}";
+    Reply nested = api.post("/v1/queues/q/messages", deep);
+    assertError(nested, 400, "invalid_body", "JSON nested deeper than 1000 levels");
+    assertError(
+        api.post("/v1/queues/q/receive", "[".repeat(1200)),
+        400,
+        "invalid_body",
+        "JSON nested deeper than 1000 levels");
+    String[] bodies = {
+      "{\"body\": NaN}", "{\"body\": -Infinity}", "{\"body\": +1}", "/* hi */ {\"body\": 1}",
+      "{\"body\": 1", "{\"body\": 1} {}", "{\"body\": " + "1".repeat(1200) + "}", "{'body': 1}"
+    };
+    for (String body : bodies) {
+      for (String route : new String[] {"/v1/queues/q/messages", "/v1/queues/q/receive"}) {
+        Reply r = api.post(route, body);
+        assertError(r, 400, "invalid_body", "JSON");
+        assertThat(r.detail())
+            .as(route + " " + body)
+            .doesNotContain("`")
+            .doesNotContain("Feature")
+            .doesNotContain("Source")
+            .doesNotContain("Jackson")
+            .doesNotContain("com.fasterxml");
+      }
+    }
   }
 
   /** Requests no well-behaved client sends: whatever the answer, it is a 4xx, never a 5xx. */

@@ -71,7 +71,7 @@ final class PublishParser {
       }
       return new Parsed(true, batch);
     } catch (JacksonException e) {
-      throw ApiError.invalidBody("malformed JSON: " + e.getOriginalMessage());
+      throw ApiError.invalidBody(Json.malformed(e));
     } catch (IOException e) {
       throw ApiError.invalidBody("the body could not be read");
     }
