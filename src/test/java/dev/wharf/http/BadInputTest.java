@@ -136,6 +136,16 @@ class BadInputTest {
           GET  | /v1/queues/q/dlq?limit=5000       |  | 400 | invalid_param | limit
           GET  | /v1/queues/q/stream?visibility_timeout=-1s | | 400 | invalid_param | visibility_timeout
           GET  | /v1/queues/q/stream?max=abc       |  | 400 | invalid_param | max
+          GET  | /v1/queues/q/stream?max=0         |  | 400 | invalid_param | max must be between 1 and 100, got 0
+          GET  | /v1/queues/q/messages?foo=bar     |  | 400 | invalid_param | unknown query parameter "foo"
+          GET  | /v1/queues/q/messages?state=leased&state=ready | | 400 | invalid_param | state is given more than once
+          GET  | /v1/queues/q/dlq?limit=1&limit=2  |  | 400 | invalid_param | limit is given more than once
+          GET  | /v1/queues/q/stream?bogus=1       |  | 400 | invalid_param | "bogus"
+          GET  | /v1/queues/q?verbose=1            |  | 400 | invalid_param | "verbose"
+          GET  | /v1/queues?x                      |  | 400 | invalid_param | "x"
+          POST | /v1/queues/q/purge?force=1        | {} | 400 | invalid_param | "force"
+          POST | /v1/queues/q/receive?max=5        | {} | 400 | invalid_param | "max"
+          DELETE | /v1/queues/q?x=1                |  | 400 | invalid_param | "x"
           # routes
           GET    | /v1/queues/q/messages/01JNOPE |  | 404 | message_not_found |
           DELETE | /v1/queues/q/messages/01JNOPE |  | 404 | message_not_found |

@@ -14,6 +14,7 @@ import dev.wharf.store.Delivery;
 import java.nio.charset.StandardCharsets;
 import java.time.Duration;
 import java.util.List;
+import java.util.Set;
 import java.util.function.BooleanSupplier;
 import java.util.logging.Level;
 import java.util.logging.Logger;
@@ -43,7 +44,12 @@ public final class StreamService {
   }
 
   public void routes() {
-    endpoints.add(Endpoints.GET, "/v1/queues/{name}/stream", DATA, this::stream);
+    endpoints.add(
+        Endpoints.GET,
+        "/v1/queues/{name}/stream",
+        DATA,
+        Set.of("max", "visibility_timeout"),
+        this::stream);
   }
 
   private void stream(Request req, Response res) {
