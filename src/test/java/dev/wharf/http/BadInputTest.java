@@ -79,6 +79,13 @@ class BadInputTest {
           POST | /v1/queues/q/messages | {"body": 1, "content_type": "text"}       | 400 | invalid_body | string
           POST | /v1/queues/q/messages | {"body": "***", "content_type": "bytes"}  | 400 | invalid_body | base64
           POST | /v1/queues/q/messages | {"body": 1, "idempotency_key": 5}         | 400 | invalid_body | idempotency_key
+          POST | /v1/queues/q/messages | {"body": 1, "headers": {"": "v"}}         | 400 | invalid_body | headers: a header name must not be empty
+          POST | /v1/queues/q/messages | {"body": 1, "headers": {"a\\u0000b": "c"}} | 400 | invalid_body | headers."a\\u0000b"
+          POST | /v1/queues/q/messages | {"body": 1, "headers": {"a": "c\\u0000"}}  | 400 | invalid_body | headers.a: a header value
+          POST | /v1/queues/q/messages | {"body": 1, "headers": {"a": "b\\nc"}}    | 400 | invalid_body | headers.a
+          POST | /v1/queues/q/messages | {"messages": [{"body": 1, "headers": {"": "v"}}]} | 400 | invalid_body | messages[0].headers
+          POST | /v1/queues/q/messages | {"messages": [{"body": 1}, {"body": 1, "headers": {"x\\u007f": "v"}}]} | 400 | invalid_body | messages[1].headers
+          POST | /v1/queues/q/messages | {"body": NaN}                             | 400 | invalid_body | malformed JSON: NaN is not a JSON number at line 1, column
           POST | /v1/queues/nope/messages | {"body": 1}                            | 404 | queue_not_found | nope
           # receive
           POST | /v1/queues/q/receive | {"max": 0}                                 | 400 | invalid_body | max must be between 1 and 100, got 0
