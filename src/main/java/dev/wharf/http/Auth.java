@@ -4,23 +4,35 @@ import dev.wharf.http.server.Request;
 import java.net.InetSocketAddress;
 import java.nio.charset.StandardCharsets;
 import java.security.MessageDigest;
+import java.util.Collection;
 import java.util.List;
+import java.util.function.Supplier;
 
 /**
  * Who may call what. Management routes take the admin token, or only loopback clients when none is
  * configured; data routes take one of the queue's consumer tokens or the admin token when the queue
  * has any (or when tokens are required everywhere). Tokens are compared in constant time.
+ *
+ * <p>A token the server does not know is a 401; a consumer token used where it gives no right (a
+ * management route, another queue's data routes) is a 403, so its holder learns that the token is
+ * fine and the route is not theirs, rather than retrying with a fresh one.
  */
 public final class Auth {
   private final byte[] admin;
   private final boolean requireTokens;
+  private final Supplier<? extends Collection<String>> consumerTokens;
 
-  public Auth(String adminToken, boolean requireTokens) {
+  /** {@code consumerTokens} gives every queue's consumer tokens; it is asked only on a refusal. */
+  public Auth(
+      String adminToken,
+      boolean requireTokens,
+      Supplier<? extends Collection<String>> consumerTokens) {
     this.admin =
         adminToken == null || adminToken.isEmpty()
             ? null
             : adminToken.getBytes(StandardCharsets.UTF_8);
     this.requireTokens = requireTokens;
+    this.consumerTokens = consumerTokens;
   }
 
   public void management(Request req) {
@@ -38,6 +50,9 @@ public final class Auth {
       throw unauthorized("a bearer token is required");
     }
     if (!MessageDigest.isEqual(given, admin)) {
+      if (isConsumerToken(given)) {
+        throw forbidden("a consumer token does not give access to management routes");
+      }
       throw unauthorized("the bearer token is not accepted");
     }
   }
@@ -56,8 +71,19 @@ public final class Auth {
       ok |= MessageDigest.isEqual(given, t.getBytes(StandardCharsets.UTF_8));
     }
     if (!ok) {
-      throw unauthorized("the bearer token is not accepted for this queue");
+      if (isConsumerToken(given)) {
+        throw forbidden("the bearer token is not allowed on this queue");
+      }
+      throw unauthorized("the bearer token is not accepted");
     }
+  }
+
+  private boolean isConsumerToken(byte[] given) {
+    boolean known = false;
+    for (String t : consumerTokens.get()) {
+      known |= MessageDigest.isEqual(given, t.getBytes(StandardCharsets.UTF_8));
+    }
+    return known;
   }
 
   private static byte[] bearer(Request req) {
@@ -74,6 +100,10 @@ public final class Auth {
     return inet != null
         && inet.getAddress() != null
         && inet.getAddress().isLoopbackAddress();
+  }
+
+  private static ApiError forbidden(String detail) {
+    return new ApiError(403, "forbidden", detail);
   }
 
   private static ApiError unauthorized(String detail) {

@@ -5,7 +5,9 @@ import dev.wharf.http.server.Handler;
 import dev.wharf.http.server.Request;
 import dev.wharf.http.server.Response;
 import dev.wharf.http.server.Router;
+import java.util.List;
 import java.util.Map;
+import java.util.Set;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.ConcurrentHashMap;
 import java.util.logging.Level;
@@ -31,6 +33,15 @@ public final class Endpoints {
   public static final String POST = "POST";
   public static final String DELETE = "DELETE";
 
+  /** No query parameters: what a native API route takes unless it names some. */
+  public static final Set<String> NO_QUERY = Set.of();
+
+  /**
+   * Query parameters not checked at all: for routes outside the native API that probes and
+   * scrapers call with whatever their configuration adds.
+   */
+  public static final Set<String> ANY_QUERY = null;
+
   private final Broker broker;
   private final Auth auth;
   private final HttpMetrics metrics;
@@ -43,8 +54,18 @@ public final class Endpoints {
     this.metrics = metrics;
   }
 
+  /** Adds a route that takes no query parameters. */
   public void add(String method, String template, Guard guard, Handler handler) {
-    router.add(method, template, guarded(method, template, guard, handler));
+    add(method, template, guard, NO_QUERY, handler);
+  }
+
+  /**
+   * Adds a route that takes the query parameters {@code query}, each at most once; any other is a
+   * 400 {@code invalid_param}. {@link #ANY_QUERY} checks none.
+   */
+  public void add(
+      String method, String template, Guard guard, Set<String> query, Handler handler) {
+    router.add(method, template, guarded(method, template, guard, query, handler));
   }
 
   /**
@@ -52,15 +73,22 @@ public final class Endpoints {
    * a small request is handled on the event loop that read it.
    */
   public void addNonBlocking(String method, String template, Guard guard, Handler handler) {
-    router.add(method, template, Handler.nonBlocking(guarded(method, template, guard, handler)));
+    router.add(
+        method,
+        template,
+        Handler.nonBlocking(guarded(method, template, guard, NO_QUERY, handler)));
   }
 
-  private Handler guarded(String method, String template, Guard guard, Handler handler) {
+  private Handler guarded(
+      String method, String template, Guard guard, Set<String> query, Handler handler) {
     HttpMetrics.Route timer = metrics.route(template, method);
     return (req, res) -> {
       long started = System.nanoTime();
       try {
         authorise(req, guard);
+        if (query != ANY_QUERY && req.hasQuery()) {
+          checkQuery(req, query);
+        }
         handler.handle(req, res);
       } catch (Exception e) {
         fail(res, e);
@@ -132,6 +160,21 @@ public final class Endpoints {
     fallbackTimers
         .computeIfAbsent(template + ' ' + req.method(), k -> metrics.route(template, req.method()))
         .record(e.status(), System.nanoTime() - started);
+  }
+
+  /**
+   * A misspelt parameter silently ignored reads as a filter or limit that was applied when it was
+   * not, and of a repeated one only the first would count: both are refused.
+   */
+  private static void checkQuery(Request req, Set<String> allowed) {
+    for (Map.Entry<String, List<String>> p : req.query().entrySet()) {
+      if (!allowed.contains(p.getKey())) {
+        throw ApiError.invalidParam("unknown query parameter \"" + p.getKey() + "\"");
+      }
+      if (p.getValue().size() > 1) {
+        throw ApiError.invalidParam(p.getKey() + " is given more than once");
+      }
+    }
   }
 
   private void authorise(Request req, Guard guard) {

@@ -24,9 +24,9 @@ public final class OpsService {
   }
 
   public void routes() {
-    endpoints.add(Endpoints.GET, "/healthz", OPEN, this::health);
-    endpoints.add(Endpoints.GET, "/readyz", OPEN, this::ready);
-    endpoints.add(Endpoints.GET, "/metrics", OPEN, this::metrics);
+    endpoints.add(Endpoints.GET, "/healthz", OPEN, Endpoints.ANY_QUERY, this::health);
+    endpoints.add(Endpoints.GET, "/readyz", OPEN, Endpoints.ANY_QUERY, this::ready);
+    endpoints.add(Endpoints.GET, "/metrics", OPEN, Endpoints.ANY_QUERY, this::metrics);
   }
 
   private void health(Request req, Response res) {

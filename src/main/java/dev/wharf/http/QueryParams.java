@@ -14,7 +14,7 @@ public final class QueryParams {
     this.query = req.query();
   }
 
-  /** The first value given for {@code name}, or null. */
+  /** The value given for {@code name}, or null ({@link Endpoints} refuses a repeated one). */
   public String string(String name) {
     List<String> values = query.get(name);
     return values == null || values.isEmpty() ? null : values.get(0);

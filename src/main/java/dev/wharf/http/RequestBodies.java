@@ -6,6 +6,7 @@ import com.fasterxml.jackson.databind.node.ObjectNode;
 import dev.wharf.http.server.Request;
 import java.io.IOException;
 import java.util.Locale;
+import java.util.Set;
 
 /**
  * Reads request bodies: size limit, media type, strict JSON into an object. The server has read
@@ -36,7 +37,7 @@ public final class RequestBodies {
     try {
       node = Json.MAPPER.readTree(bytes);
     } catch (JacksonException e) {
-      throw ApiError.invalidBody("malformed JSON: " + e.getOriginalMessage());
+      throw ApiError.invalidBody(Json.malformed(e));
     } catch (IOException e) {
       throw ApiError.invalidBody("the body could not be read");
     }
@@ -44,6 +45,14 @@ public final class RequestBodies {
       throw ApiError.invalidBody("the body must be a JSON object");
     }
     return obj;
+  }
+
+  /**
+   * Checks the body of a route that takes no fields: empty or {@code {}}. Such routes delete
+   * things, so a body they cannot read must stop them rather than be ignored.
+   */
+  public void none(Request req) {
+    Fields.of(object(req), Set.of());
   }
 
   /** The raw body, for a handler that parses it itself; an empty or blank one is a 400. */

@@ -1,6 +1,7 @@
 package dev.wharf.http;
 
 import dev.wharf.core.Broker;
+import dev.wharf.core.BrokerException;
 import dev.wharf.http.nativeapi.DeadLetterService;
 import dev.wharf.http.nativeapi.MessagesService;
 import dev.wharf.http.nativeapi.QueuesService;
@@ -11,6 +12,8 @@ import dev.wharf.http.server.Transport;
 import io.micrometer.core.instrument.FunctionCounter;
 import io.micrometer.core.instrument.Gauge;
 import io.micrometer.prometheusmetrics.PrometheusMeterRegistry;
+import java.util.ArrayList;
+import java.util.List;
 import java.util.concurrent.atomic.AtomicBoolean;
 
 /** The HTTP server: the native API under {@code /v1}, health, readiness and metrics. */
@@ -35,7 +38,8 @@ public final class WharfHttp implements AutoCloseable {
     Endpoints endpoints =
         new Endpoints(
             broker,
-            new Auth(settings.adminToken(), settings.requireTokens()),
+            new Auth(
+                settings.adminToken(), settings.requireTokens(), () -> consumerTokens(broker)),
             new HttpMetrics(registry));
     RequestBodies bodies = new RequestBodies(settings.maxBodyBytes());
     new OpsService(broker, registry, endpoints).routes();
@@ -87,6 +91,18 @@ public final class WharfHttp implements AutoCloseable {
             "Connections answered 503 because they were accepted past server.max_connections")
         .register(registry);
     return new WharfHttp(server, closing);
+  }
+
+  private static List<String> consumerTokens(Broker broker) {
+    List<String> all = new ArrayList<>();
+    for (String queue : broker.queueNames()) {
+      try {
+        all.addAll(broker.settings(queue).consumerTokens());
+      } catch (BrokerException.QueueNotFound gone) {
+        // Deleted since it was listed: its tokens give no right any more.
+      }
+    }
+    return all;
   }
 
   /** The transport the server runs on: the one configured, or the one {@code auto} picked. */

@@ -58,9 +58,20 @@ class AuthTest {
           .isEqualTo(200);
       assertThat(admin.post("/v1/queues/q/ack", "{\"lease_id\": \"1.ffffffffffffffff\"}").status())
           .isEqualTo(409);
-      // A consumer token is not a management credential.
-      assertThat(consumer.get("/v1/queues/q").status()).isEqualTo(401);
-      assertThat(consumer.post("/v1/queues/q/purge", "").status()).isEqualTo(401);
+      // A consumer token is a known credential, but not a management one: 403, not 401.
+      Reply management = consumer.get("/v1/queues/q");
+      assertThat(management.status()).isEqualTo(403);
+      assertThat(management.code()).isEqualTo("forbidden");
+      assertThat(consumer.post("/v1/queues/q/purge", "").status()).isEqualTo(403);
+      assertThat(admin.get("/v1/queues/q").json().at("/stats/leased").asInt()).isEqualTo(1);
+      assertThat(s.api.withToken("wrong").get("/v1/queues/q").status()).isEqualTo(401);
+      // Nor does it open another queue's data routes.
+      admin.put("/v1/queues/q2", "{\"consumer_tokens\": [\"t2\"]}");
+      Reply elsewhere = consumer.post("/v1/queues/q2/messages", "{\"body\": 1}");
+      assertThat(elsewhere.status()).isEqualTo(403);
+      assertThat(elsewhere.code()).isEqualTo("forbidden");
+      assertThat(s.api.withToken("wrong").post("/v1/queues/q2/messages", "{\"body\": 1}").status())
+          .isEqualTo(401);
     }
   }
 
@@ -71,6 +82,9 @@ class AuthTest {
       admin.put("/v1/queues/q", "{}");
       assertThat(s.api.post("/v1/queues/q/messages", "{\"body\": 1}").status()).isEqualTo(401);
       assertThat(admin.post("/v1/queues/q/messages", "{\"body\": 1}").status()).isEqualTo(201);
+      admin.put("/v1/queues/q2", "{\"consumer_tokens\": [\"c2\"]}");
+      assertThat(s.api.withToken("c2").post("/v1/queues/q/messages", "{\"body\": 1}").status())
+          .isEqualTo(403);
     }
   }
 

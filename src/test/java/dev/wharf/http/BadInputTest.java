@@ -79,10 +79,19 @@ class BadInputTest {
           POST | /v1/queues/q/messages | {"body": 1, "content_type": "text"}       | 400 | invalid_body | string
           POST | /v1/queues/q/messages | {"body": "***", "content_type": "bytes"}  | 400 | invalid_body | base64
           POST | /v1/queues/q/messages | {"body": 1, "idempotency_key": 5}         | 400 | invalid_body | idempotency_key
+          POST | /v1/queues/q/messages | {"body": 1, "headers": {"": "v"}}         | 400 | invalid_body | headers: a header name must not be empty
+          POST | /v1/queues/q/messages | {"body": 1, "headers": {"a\\u0000b": "c"}} | 400 | invalid_body | headers."a\\u0000b"
+          POST | /v1/queues/q/messages | {"body": 1, "headers": {"a": "c\\u0000"}}  | 400 | invalid_body | headers.a: a header value
+          POST | /v1/queues/q/messages | {"body": 1, "headers": {"a": "b\\nc"}}    | 400 | invalid_body | headers.a
+          POST | /v1/queues/q/messages | {"messages": [{"body": 1, "headers": {"": "v"}}]} | 400 | invalid_body | messages[0].headers
+          POST | /v1/queues/q/messages | {"messages": [{"body": 1}, {"body": 1, "headers": {"x\\u007f": "v"}}]} | 400 | invalid_body | messages[1].headers
+          POST | /v1/queues/q/messages | {"body": NaN}                             | 400 | invalid_body | malformed JSON: NaN is not a JSON number at line 1, column
           POST | /v1/queues/nope/messages | {"body": 1}                            | 404 | queue_not_found | nope
           # receive
-          POST | /v1/queues/q/receive | {"max": 0}                                 | 400 | invalid_body | got 0
-          POST | /v1/queues/q/receive | {"max": 101}                               | 400 | invalid_body | got 101
+          POST | /v1/queues/q/receive | {"max": 0}                                 | 400 | invalid_body | max must be between 1 and 100, got 0
+          POST | /v1/queues/q/receive | {"max": 101}                               | 400 | invalid_body | max must be between 1 and 100, got 101
+          POST | /v1/queues/q/receive | {"max": 1} {}                              | 400 | invalid_body | malformed JSON: more than one value
+          POST | /v1/queues/q/receive | {"max": Infinity}                          | 400 | invalid_body | malformed JSON: Infinity is not a JSON number
           POST | /v1/queues/q/receive | {"max": "ten"}                             | 400 | invalid_body | max
           POST | /v1/queues/q/receive | {"max": 1.5}                               | 400 | invalid_body | max
           POST | /v1/queues/q/receive | {"max": 99999999999}                       | 400 | invalid_body | max
@@ -102,7 +111,8 @@ class BadInputTest {
           POST | /v1/queues/q/nack   | {"lease_id": "a", "dead": "yes"}            | 400 | invalid_body | dead
           POST | /v1/queues/q/nack   | {"lease_id": "a", "delay": "-3s"}           | 400 | invalid_body | delay
           POST | /v1/queues/q/extend | {"lease_id": "a"}                           | 400 | invalid_body | by
-          POST | /v1/queues/q/extend | {"lease_id": "a", "by": "0s"}               | 400 | invalid_body | extend
+          POST | /v1/queues/q/extend | {"lease_id": "a", "by": "0s"}               | 400 | invalid_body | by must be between 1s and 12h, got 0s
+          POST | /v1/queues/q/extend | {"lease_id": "a", "by": "13h"}              | 400 | invalid_body | by must be between 1s and 12h, got 13h
           # queues and dead letters
           PUT  | /v1/queues/q        | {"visibility_timeout": "abc"}               | 400 | invalid_body | visibility_timeout
           PUT  | /v1/queues/q        | {"max_attempts": "5"}                       | 400 | invalid_body | max_attempts
@@ -113,6 +123,18 @@ class BadInputTest {
           PUT  | /v1/queues/bad%20name | {}                                        | 400 | invalid_body | name
           POST | /v1/queues/q/dlq/redrive | {"ids": "all"}                         | 400 | invalid_body | ids
           POST | /v1/queues/q/dlq/redrive | {"ids": []}                            | 400 | invalid_body | ids
+          # purge and the deletes take no fields: a body they cannot read deletes nothing
+          POST | /v1/queues/q/purge  | {"x": 1}                                    | 400 | invalid_body | unknown field "x"
+          POST | /v1/queues/q/purge  | {"force": false}                            | 400 | invalid_body | unknown field "force"
+          POST | /v1/queues/q/purge  | {                                           | 400 | invalid_body | malformed
+          POST | /v1/queues/q/purge  | garbage                                     | 400 | invalid_body | malformed
+          POST | /v1/queues/q/purge  | []                                          | 400 | invalid_body | object
+          POST | /v1/queues/q/purge  | null                                        | 400 | invalid_body | object
+          POST | /v1/queues/q/purge  | "str"                                       | 400 | invalid_body | object
+          POST | /v1/queues/q/purge  | {} {}                                       | 400 | invalid_body | malformed
+          DELETE | /v1/queues/q      | {"x": 1}                                    | 400 | invalid_body | unknown field "x"
+          DELETE | /v1/queues/q      | garbage                                     | 400 | invalid_body | malformed
+          DELETE | /v1/queues/q/messages/01JNOPE | [1]                             | 400 | invalid_body | object
           # query parameters
           GET  | /v1/queues/q/messages?state=bogus |  | 400 | invalid_param | state
           GET  | /v1/queues/q/messages?limit=0     |  | 400 | invalid_param | limit
@@ -121,6 +143,16 @@ class BadInputTest {
           GET  | /v1/queues/q/dlq?limit=5000       |  | 400 | invalid_param | limit
           GET  | /v1/queues/q/stream?visibility_timeout=-1s | | 400 | invalid_param | visibility_timeout
           GET  | /v1/queues/q/stream?max=abc       |  | 400 | invalid_param | max
+          GET  | /v1/queues/q/stream?max=0         |  | 400 | invalid_param | max must be between 1 and 100, got 0
+          GET  | /v1/queues/q/messages?foo=bar     |  | 400 | invalid_param | unknown query parameter "foo"
+          GET  | /v1/queues/q/messages?state=leased&state=ready | | 400 | invalid_param | state is given more than once
+          GET  | /v1/queues/q/dlq?limit=1&limit=2  |  | 400 | invalid_param | limit is given more than once
+          GET  | /v1/queues/q/stream?bogus=1       |  | 400 | invalid_param | "bogus"
+          GET  | /v1/queues/q?verbose=1            |  | 400 | invalid_param | "verbose"
+          GET  | /v1/queues?x                      |  | 400 | invalid_param | "x"
+          POST | /v1/queues/q/purge?force=1        | {} | 400 | invalid_param | "force"
+          POST | /v1/queues/q/receive?max=5        | {} | 400 | invalid_param | "max"
+          DELETE | /v1/queues/q?x=1                |  | 400 | invalid_param | "x"
           # routes
           GET    | /v1/queues/q/messages/01JNOPE |  | 404 | message_not_found |
           DELETE | /v1/queues/q/messages/01JNOPE |  | 404 | message_not_found |
@@ -181,6 +213,50 @@ class BadInputTest {
             BodyPublishers.ofString("body=1"),
             "application/x-www-form-urlencoded");
     assertError(form, 400, "invalid_body", "malformed");
+  }
+
+  @Test
+  void purgeRefusesABodyItCannotReadAndPurgesNothing() {
+    Reply text =
+        api.send("POST", "/v1/queues/q/purge", BodyPublishers.ofString("hello"), "text/plain");
+    assertError(text, 415, "unsupported_media_type", "text/plain");
+    String big = "{\"x\": \"" + "x".repeat((int) TestServer.MAX_BODY) + "\"}";
+    assertError(api.post("/v1/queues/q/purge", big), 413, "body_too_large", "limit");
+    assertError(
+        api.send(
+            "DELETE", "/v1/queues/q", BodyPublishers.ofString("hello"), "text/plain"),
+        415,
+        "unsupported_media_type",
+        "text/plain");
+  }
+
+  @Test
+  void jsonErrorsNameNoParserInternals() {
+    String deep = "{\"body\": " + "[".repeat(1200) + "]".repeat(1200) + "}";
+    Reply nested = api.post("/v1/queues/q/messages", deep);
+    assertError(nested, 400, "invalid_body", "JSON nested deeper than 1000 levels");
+    assertError(
+        api.post("/v1/queues/q/receive", "[".repeat(1200)),
+        400,
+        "invalid_body",
+        "JSON nested deeper than 1000 levels");
+    String[] bodies = {
+      "{\"body\": NaN}", "{\"body\": -Infinity}", "{\"body\": +1}", "/* hi */ {\"body\": 1}",
+      "{\"body\": 1", "{\"body\": 1} {}", "{\"body\": " + "1".repeat(1200) + "}", "{'body': 1}"
+    };
+    for (String body : bodies) {
+      for (String route : new String[] {"/v1/queues/q/messages", "/v1/queues/q/receive"}) {
+        Reply r = api.post(route, body);
+        assertError(r, 400, "invalid_body", "JSON");
+        assertThat(r.detail())
+            .as(route + " " + body)
+            .doesNotContain("`")
+            .doesNotContain("Feature")
+            .doesNotContain("Source")
+            .doesNotContain("Jackson")
+            .doesNotContain("com.fasterxml");
+      }
+    }
   }
 
   /** Requests no well-behaved client sends: whatever the answer, it is a 4xx, never a 5xx. */

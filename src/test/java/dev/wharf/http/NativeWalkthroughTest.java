@@ -284,6 +284,9 @@ class NativeWalkthroughTest {
 
     Reply purged = api.post("/v1/queues/b/purge", "");
     assertThat(purged.json().get("purged").asLong()).isEqualTo(2);
+    api.post("/v1/queues/b/messages", "{\"body\": 4}");
+    assertThat(curl("POST", "/v1/queues/b/purge", "{}").json().get("purged").asLong())
+        .isEqualTo(1);
     Reply list = api.get("/v1/queues");
     assertThat(list.json().get("queues").findValuesAsText("name")).contains("b");
     assertThat(api.delete("/v1/queues/b").status()).isEqualTo(204);

@@ -18,6 +18,7 @@ import java.util.Set;
 /** A queue's dead letters: list them and move them back (management routes). */
 public final class DeadLetterService {
   private static final Set<String> REDRIVE = Set.of("ids");
+  private static final Set<String> LIST_QUERY = Set.of("limit", "after");
 
   private final Broker broker;
   private final Endpoints endpoints;
@@ -30,7 +31,7 @@ public final class DeadLetterService {
   }
 
   public void routes() {
-    endpoints.add(Endpoints.GET, "/v1/queues/{name}/dlq", MANAGEMENT, this::list);
+    endpoints.add(Endpoints.GET, "/v1/queues/{name}/dlq", MANAGEMENT, LIST_QUERY, this::list);
     endpoints.add(Endpoints.POST, "/v1/queues/{name}/dlq/redrive", MANAGEMENT, this::redrive);
   }
 

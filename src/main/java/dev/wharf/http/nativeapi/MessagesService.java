@@ -27,6 +27,7 @@ import java.util.concurrent.CompletableFuture;
 /** Publish and receive (data routes); browse and message by id (management routes). */
 public final class MessagesService {
   private static final Set<String> RECEIVE = Set.of("max", "wait", "visibility_timeout");
+  private static final Set<String> BROWSE_QUERY = Set.of("state", "limit", "after");
 
   private final Broker broker;
   private final Endpoints endpoints;
@@ -41,7 +42,8 @@ public final class MessagesService {
   public void routes() {
     endpoints.addNonBlocking(Endpoints.POST, "/v1/queues/{name}/messages", DATA, this::publish);
     endpoints.addNonBlocking(Endpoints.POST, "/v1/queues/{name}/receive", DATA, this::receive);
-    endpoints.add(Endpoints.GET, "/v1/queues/{name}/messages", MANAGEMENT, this::browse);
+    endpoints.add(
+        Endpoints.GET, "/v1/queues/{name}/messages", MANAGEMENT, BROWSE_QUERY, this::browse);
     endpoints.add(Endpoints.GET, "/v1/queues/{name}/messages/{id}", MANAGEMENT, this::one);
     endpoints.add(Endpoints.DELETE, "/v1/queues/{name}/messages/{id}", MANAGEMENT, this::delete);
   }
@@ -85,6 +87,9 @@ public final class MessagesService {
     String queue = Routes.queue(req);
     Fields f = Fields.of(bodies.object(req), RECEIVE);
     Integer max = f.integer("max");
+    if (max != null && !Routes.batchInRange(max)) {
+      throw ApiError.invalidBody(Routes.batchRange("max", max));
+    }
     Duration wait = f.duration("wait");
     CompletableFuture<List<Delivery>> pending =
         broker.receiveLater(
@@ -143,6 +148,7 @@ public final class MessagesService {
   }
 
   private void delete(Request req, Response res) {
+    bodies.none(req);
     broker.deleteMessage(Routes.queue(req), req.param("id"));
     Replies.noContent(res);
   }

@@ -71,7 +71,7 @@ final class PublishParser {
       }
       return new Parsed(true, batch);
     } catch (JacksonException e) {
-      throw ApiError.invalidBody("malformed JSON: " + e.getOriginalMessage());
+      throw ApiError.invalidBody(Json.malformed(e));
     } catch (IOException e) {
       throw ApiError.invalidBody("the body could not be read");
     }
@@ -143,6 +143,9 @@ final class PublishParser {
       }
       ObjectNode metadata = f.object("metadata");
       Map<String, String> headers = f.stringMap("headers");
+      if (headers != null) {
+        checkHeaders(f.name("headers"), headers);
+      }
       return new Publish(
           type,
           payload(f, type),
@@ -152,6 +155,53 @@ final class PublishParser {
           f.duration("ttl"),
           f.string("idempotency_key"),
           f.string("key"));
+    }
+
+    /**
+     * Consumers hand headers on to protocols and logs that cannot carry an empty name or a control
+     * character, so such a header is refused here rather than stored.
+     */
+    private static void checkHeaders(String field, Map<String, String> headers) {
+      for (Map.Entry<String, String> h : headers.entrySet()) {
+        String name = h.getKey();
+        if (name.isEmpty()) {
+          throw ApiError.invalidBody(field + ": a header name must not be empty");
+        }
+        if (hasControl(name)) {
+          throw ApiError.invalidBody(
+              field + "." + shown(name) + ": a header name must not hold control characters");
+        }
+        if (hasControl(h.getValue())) {
+          throw ApiError.invalidBody(
+              field + "." + shown(name) + ": a header value must not hold control characters");
+        }
+      }
+    }
+
+    private static boolean hasControl(String s) {
+      for (int i = 0; i < s.length(); i++) {
+        if (Character.isISOControl(s.charAt(i))) {
+          return true;
+        }
+      }
+      return false;
+    }
+
+    /** A header name as it would be written in JSON, quoted when it is not a plain word. */
+    private static String shown(String name) {
+      StringBuilder b = new StringBuilder();
+      boolean plain = true;
+      for (int i = 0; i < name.length(); i++) {
+        char c = name.charAt(i);
+        if (Character.isISOControl(c)) {
+          b.append(String.format("\\u%04x", (int) c));
+          plain = false;
+        } else {
+          b.append(c);
+          plain &= Character.isLetterOrDigit(c) || c == '-' || c == '_';
+        }
+      }
+      return plain ? b.toString() : "\"" + b + "\"";
     }
 
     private byte[] payload(Fields f, ContentType type) {

@@ -62,6 +62,7 @@ public final class QueuesService {
   }
 
   private void delete(Request req, Response res) {
+    bodies.none(req);
     String name = Routes.queue(req);
     if (!broker.deleteQueue(name)) {
       throw new BrokerException.QueueNotFound(name);
@@ -70,6 +71,7 @@ public final class QueuesService {
   }
 
   private void purge(Request req, Response res) {
+    bodies.none(req);
     long n = broker.purge(Routes.queue(req));
     Replies.send(
         res,

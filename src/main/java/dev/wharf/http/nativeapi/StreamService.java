@@ -4,6 +4,7 @@ import static dev.wharf.http.Endpoints.Guard.DATA;
 
 import dev.wharf.core.Broker;
 import dev.wharf.core.BrokerException;
+import dev.wharf.http.ApiError;
 import dev.wharf.http.Endpoints;
 import dev.wharf.http.QueryParams;
 import dev.wharf.http.server.EventStream;
@@ -13,6 +14,7 @@ import dev.wharf.store.Delivery;
 import java.nio.charset.StandardCharsets;
 import java.time.Duration;
 import java.util.List;
+import java.util.Set;
 import java.util.function.BooleanSupplier;
 import java.util.logging.Level;
 import java.util.logging.Logger;
@@ -42,13 +44,21 @@ public final class StreamService {
   }
 
   public void routes() {
-    endpoints.add(Endpoints.GET, "/v1/queues/{name}/stream", DATA, this::stream);
+    endpoints.add(
+        Endpoints.GET,
+        "/v1/queues/{name}/stream",
+        DATA,
+        Set.of("max", "visibility_timeout"),
+        this::stream);
   }
 
   private void stream(Request req, Response res) {
     String queue = Routes.queue(req);
     QueryParams q = new QueryParams(req);
     int max = q.integer("max", 1);
+    if (!Routes.batchInRange(max)) {
+      throw ApiError.invalidParam(Routes.batchRange("max", max));
+    }
     Duration visibility = q.duration("visibility_timeout");
     // A first claim that does not wait: bad parameters and unknown queues are still plain 4xx.
     List<Delivery> batch =

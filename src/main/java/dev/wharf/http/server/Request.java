@@ -72,6 +72,11 @@ public final class Request {
     this.params = matched;
   }
 
+  /** Whether the request target has a query part, so a request without one is not decoded. */
+  public boolean hasQuery() {
+    return uri.indexOf('?') >= 0;
+  }
+
   /** The query parameters, decoded; a malformed escape is a {@link BadRequest}. */
   public Map<String, List<String>> query() {
     if (query == null) {
