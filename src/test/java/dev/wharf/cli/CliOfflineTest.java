@@ -54,6 +54,26 @@ class CliOfflineTest {
   }
 
   @Test
+  void badOptionValuesExit1AndMalformedCommandLinesExit64() {
+    String url = "http://127.0.0.1:1";
+    CliRun limit = CliRun.run("queues", "inspect", "q", "--limit", "abc", "--url", url);
+    assertThat(limit.exitCode()).isEqualTo(1);
+    assertThat(limit.err())
+        .startsWith("wharf: Invalid value for option '--limit': 'abc' is not an int\n");
+    CliRun zero = CliRun.run("queues", "inspect", "q", "--limit", "0", "--url", url);
+    assertThat(zero.exitCode()).isEqualTo(1);
+    assertThat(zero.err()).isEqualTo("wharf: --limit must be between 1 and 1000\n");
+    CliRun header = CliRun.run("publish", "q2", "--header", "novalue", "--url", url);
+    assertThat(header.exitCode()).isEqualTo(1);
+    assertThat(header.err()).contains("KEY=VALUE format but was novalue");
+
+    assertThat(CliRun.run("queues", "inspect", "q", "--nope").exitCode()).isEqualTo(Main.USAGE);
+    assertThat(CliRun.run("queues", "inspect").exitCode()).isEqualTo(Main.USAGE);
+    assertThat(CliRun.run("queues", "inspect", "q", "--limit").exitCode()).isEqualTo(Main.USAGE);
+    assertThat(CliRun.run("queues", "inspect", "q", "r").exitCode()).isEqualTo(Main.USAGE);
+  }
+
+  @Test
   void wildcardListenAddressIsReachedOnLoopback() {
     assertThat(ClientOptions.baseUrl("0.0.0.0", 8080)).isEqualTo("http://127.0.0.1:8080");
     assertThat(ClientOptions.baseUrl("::", 9)).isEqualTo("http://[::1]:9");
