@@ -6,6 +6,7 @@ import com.fasterxml.jackson.databind.ObjectMapper;
 import java.io.IOException;
 import java.net.ConnectException;
 import java.net.URI;
+import java.net.URISyntaxException;
 import java.net.URLEncoder;
 import java.net.UnknownHostException;
 import java.net.http.HttpClient;
@@ -13,6 +14,7 @@ import java.net.http.HttpConnectTimeoutException;
 import java.net.http.HttpRequest;
 import java.net.http.HttpResponse;
 import java.net.http.HttpTimeoutException;
+import java.nio.channels.UnresolvedAddressException;
 import java.nio.charset.StandardCharsets;
 import java.time.Duration;
 
@@ -29,12 +31,42 @@ final class WharfClient {
 
   WharfClient(String baseUrl, String token) {
     this.baseUrl = baseUrl.endsWith("/") ? baseUrl.substring(0, baseUrl.length() - 1) : baseUrl;
+    checkUrl(this.baseUrl);
     this.token = token;
     this.http = HttpClient.newBuilder().connectTimeout(Duration.ofSeconds(5)).build();
   }
 
   String baseUrl() {
     return baseUrl;
+  }
+
+  /** Refuses, in one line, a URL the HTTP client would only fail on with an exception. */
+  private static void checkUrl(String url) {
+    URI uri;
+    try {
+      uri = new URI(url);
+    } catch (URISyntaxException e) {
+      throw badUrl(url, "expected http://HOST:PORT");
+    }
+    String scheme = uri.getScheme();
+    if (scheme == null || uri.getHost() == null) {
+      throw badUrl(url, "expected http://HOST:PORT");
+    }
+    if (!scheme.equalsIgnoreCase("http") && !scheme.equalsIgnoreCase("https")) {
+      throw badUrl(url, "the scheme must be http or https, not " + scheme);
+    }
+    if (uri.getPort() == 0 || uri.getPort() > 65535) {
+      throw badUrl(url, "port " + uri.getPort() + " is not between 1 and 65535");
+    }
+    if (uri.getRawQuery() != null || uri.getRawFragment() != null) {
+      // The API paths are appended to the URL: a query or fragment would swallow them.
+      throw badUrl(url, "no query or fragment allowed");
+    }
+  }
+
+  private static CliException badUrl(String url, String why) {
+    return new CliException(
+        CliException.FAILED, "not a valid server URL: " + url + " (" + why + ")");
   }
 
   static String segment(String s) {
@@ -59,16 +91,13 @@ final class WharfClient {
   }
 
   private HttpRequest.Builder request(String path) {
-    URI uri;
+    HttpRequest.Builder b;
     try {
-      uri = URI.create(baseUrl + path);
+      b = HttpRequest.newBuilder(URI.create(baseUrl + path));
     } catch (IllegalArgumentException e) {
-      throw new CliException(CliException.FAILED, "not a valid server URL: " + baseUrl);
+      throw badUrl(baseUrl, e.getMessage());
     }
-    HttpRequest.Builder b =
-        HttpRequest.newBuilder(uri)
-            .timeout(Duration.ofSeconds(60))
-            .header("Accept", "application/json");
+    b.timeout(Duration.ofSeconds(60)).header("Accept", "application/json");
     if (token != null && !token.isEmpty()) {
       b.header("Authorization", "Bearer " + token);
     }
@@ -79,6 +108,9 @@ final class WharfClient {
     HttpResponse<String> response;
     try {
       response = http.send(builder.build(), HttpResponse.BodyHandlers.ofString());
+    } catch (IllegalArgumentException e) {
+      // What checkUrl cannot foresee still ends as one line, not a stack trace.
+      throw badUrl(baseUrl, e.getMessage());
     } catch (IOException e) {
       throw unreachable(e);
     } catch (InterruptedException e) {
@@ -114,8 +146,16 @@ final class WharfClient {
       why = "connect timed out";
     } else if (e instanceof HttpTimeoutException) {
       why = "no answer in time";
-    } else if (causedBy(e, UnknownHostException.class)) {
-      why = "unknown host";
+    } else if (causedBy(e, UnknownHostException.class)
+        || causedBy(e, UnresolvedAddressException.class)) {
+      // The JDK client reports a failed name lookup as a ConnectException: test for it first.
+      return new CliException(
+          CliException.UNREACHABLE,
+          "cannot reach the server at "
+              + baseUrl
+              + " (the host "
+              + host()
+              + " could not be resolved) — check the host name");
     } else if (causedBy(e, ConnectException.class)) {
       String m = cause(e, ConnectException.class).getMessage();
       why = m == null || m.isBlank() ? "connection refused" : m.toLowerCase(java.util.Locale.ROOT);
@@ -125,6 +165,10 @@ final class WharfClient {
     return new CliException(
         CliException.UNREACHABLE,
         "cannot reach the server at " + baseUrl + " (" + why + ") — is 'wharf serve' running?");
+  }
+
+  private String host() {
+    return URI.create(baseUrl).getHost();
   }
 
   private static boolean causedBy(Throwable e, Class<? extends Throwable> type) {
