@@ -77,6 +77,7 @@ final class WharfClient {
     return send(request(path).GET());
   }
 
+  /** Posts a JSON tree; a {@code RawValue} in it (the user's JSON) is sent exactly as written. */
   JsonNode post(String path, JsonNode body) {
     String text;
     try {

@@ -8,6 +8,7 @@ import dev.wharf.app.WharfApp;
 import dev.wharf.config.ConfigLoader;
 import dev.wharf.config.WharfConfig;
 import dev.wharf.store.Delivery;
+import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.time.Duration;
@@ -204,6 +205,40 @@ class CliServerTest {
     CliRun drain = wharf("queues", "drain", "billing", "--force");
     assertThat(drain.out()).isEqualTo("deleted 2 messages from billing\n");
     assertThat(wharf("queues", "peek", "billing").out()).isEqualTo("no ready message in billing\n");
+  }
+
+  /** What the server stored for the queue's messages, oldest first. */
+  private static List<String> storedBodies() {
+    return app.broker().browse("billing", null, null, 0, 100).stream()
+        .map(m -> new String(m.payload(), StandardCharsets.UTF_8))
+        .toList();
+  }
+
+  private static final String EXACT =
+      "{\"price\": 7.50, \"e\": 1E+2, \"big\": 12345678901234567890123,"
+          + " \"tiny\": 0.1000000000000000055511151231257827, \"x\": 1e999999}";
+
+  @Test
+  void publishSendsJsonExactlyAsWritten() throws Exception {
+    assertThat(wharf("publish", "billing", "--data", EXACT).exitCode()).isZero();
+    CliRun stdin =
+        CliRun.run(
+            Map.of(), "{\"price\": 7.50, \"x\":1e999999}\n", "publish", "billing", "-c",
+            clientConfig.toString());
+    assertThat(stdin.exitCode()).as(stdin.err()).isZero();
+    Path file = dir.resolve("body.json");
+    Files.writeString(file, "[1.0, -0.0, 2e-3]");
+    assertThat(wharf("publish", "billing", "--file", file.toString()).exitCode()).isZero();
+    assertThat(storedBodies())
+        .containsExactly(EXACT, "{\"price\": 7.50, \"x\":1e999999}", "[1.0, -0.0, 2e-3]");
+  }
+
+  @Test
+  void publishRefusesMoreThanOneJsonValue() {
+    CliRun r = wharf("publish", "billing", "--data", "{} {}");
+    assertThat(r.exitCode()).isEqualTo(1);
+    assertThat(r.err()).isEqualTo("wharf: --data is not valid JSON: {} {}\n");
+    assertThat(storedBodies()).isEmpty();
   }
 
   @Test
