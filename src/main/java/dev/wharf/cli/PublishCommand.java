@@ -85,13 +85,14 @@ final class PublishCommand implements Runnable {
     if (idempotencyKey != null) {
       request.put("idempotency_key", idempotencyKey);
     }
-    JsonNode answer =
+    WharfClient.Answer sent =
         client
             .client(main.env)
             .post("/v1/queues/" + WharfClient.segment(queue) + "/messages", request);
+    JsonNode answer = sent.json();
     var out = spec.commandLine().getOut();
     if (client.json) {
-      out.println(answer.toPrettyString());
+      out.println(sent.text());
     } else {
       String note =
           answer.path("duplicate").asBoolean()

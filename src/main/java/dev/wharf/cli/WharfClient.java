@@ -36,6 +36,12 @@ final class WharfClient {
     this.http = HttpClient.newBuilder().connectTimeout(Duration.ofSeconds(5)).build();
   }
 
+  /**
+   * An answer: parsed to read its fields, and as received, so that {@code --json} and message
+   * bodies show the server's own text (a JSON body keeps its digits: 7.50 stays 7.50).
+   */
+  record Answer(JsonNode json, String text) {}
+
   String baseUrl() {
     return baseUrl;
   }
@@ -73,12 +79,12 @@ final class WharfClient {
     return URLEncoder.encode(s, StandardCharsets.UTF_8).replace("+", "%20");
   }
 
-  JsonNode get(String path) {
+  Answer get(String path) {
     return send(request(path).GET());
   }
 
   /** Posts a JSON tree; a {@code RawValue} in it (the user's JSON) is sent exactly as written. */
-  JsonNode post(String path, JsonNode body) {
+  Answer post(String path, JsonNode body) {
     String text;
     try {
       text = JSON.writeValueAsString(body);
@@ -105,7 +111,7 @@ final class WharfClient {
     return b;
   }
 
-  private JsonNode send(HttpRequest.Builder builder) {
+  private Answer send(HttpRequest.Builder builder) {
     HttpResponse<String> response;
     try {
       response = http.send(builder.build(), HttpResponse.BodyHandlers.ofString());
@@ -127,7 +133,9 @@ final class WharfClient {
           CliException.FAILED,
           "server answered " + response.statusCode() + " " + code + ": " + detail);
     }
-    return body == null ? JSON.createObjectNode() : body;
+    return body == null
+        ? new Answer(JSON.createObjectNode(), "{}")
+        : new Answer(body, response.body().strip());
   }
 
   private static JsonNode parse(String text) {

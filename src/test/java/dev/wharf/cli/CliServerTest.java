@@ -7,6 +7,7 @@ import com.fasterxml.jackson.databind.ObjectMapper;
 import dev.wharf.app.WharfApp;
 import dev.wharf.config.ConfigLoader;
 import dev.wharf.config.WharfConfig;
+import dev.wharf.core.Publish;
 import dev.wharf.store.Delivery;
 import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
@@ -141,7 +142,7 @@ class CliServerTest {
         .contains("state:          ready")
         .contains("key:            inv-42")
         .contains("  x-source: cli")
-        .contains("\"invoice\" : 42");
+        .contains("\"invoice\": 42");
     CliRun delayed = wharf("publish", "billing", "--text", "later", "--delay", "1h");
     assertThat(delayed.exitCode()).isZero();
     JsonNode browse = JSON.readTree(wharf("queues", "inspect", "billing", "--json").out());
@@ -239,6 +240,38 @@ class CliServerTest {
     assertThat(r.exitCode()).isEqualTo(1);
     assertThat(r.err()).isEqualTo("wharf: --data is not valid JSON: {} {}\n");
     assertThat(storedBodies()).isEmpty();
+  }
+
+  @Test
+  void jsonAnswersAndBodiesShowTheStoredText() throws Exception {
+    app.broker().publish("billing", List.of(Publish.json(EXACT)));
+    CliRun peekJson = wharf("queues", "peek", "billing", "--json");
+    assertThat(peekJson.exitCode()).as(peekJson.err()).isZero();
+    assertThat(peekJson.out()).contains("\"body\":" + EXACT);
+    JsonNode parsed = JSON.readTree(peekJson.out());
+    assertThat(parsed.path("messages").get(0).path("content_type").asText()).isEqualTo("json");
+
+    CliRun inspectJson = wharf("queues", "inspect", "billing", "--json");
+    assertThat(inspectJson.out()).contains("\"body\":" + EXACT);
+    JsonNode both = JSON.readTree(inspectJson.out());
+    assertThat(both.path("queue").path("name").asText()).isEqualTo("billing");
+    assertThat(both.path("messages")).hasSize(1);
+
+    CliRun table = wharf("queues", "inspect", "billing");
+    assertThat(table.out()).contains("{\"price\": 7.50, \"e\": 1E+2, \"big\": 1234567890123");
+
+    CliRun peek = wharf("queues", "peek", "billing");
+    assertThat(peek.out())
+        .contains("    \"price\": 7.50,\n")
+        .contains("    \"e\": 1E+2,\n")
+        .contains("    \"tiny\": 0.1000000000000000055511151231257827,\n")
+        .contains("    \"x\": 1e999999\n");
+
+    List<Delivery> got = app.broker().receive("billing", 1, Duration.ZERO, null);
+    app.broker().settle().dead("billing", List.of(got.get(0).leaseId()), "bad price");
+    assertThat(wharf("queues", "dlq", "billing").out()).contains("bad price  {\"price\": 7.50, ");
+    assertThat(wharf("queues", "dlq", "billing", "--json").out()).contains(EXACT);
+    app.broker().purge("billing.dlq");
   }
 
   @Test
