@@ -64,14 +64,15 @@ public final class Main implements Runnable {
     if (err != null) {
       cmd.setErr(err);
     }
-    // Bad usage exits 64 (EX_USAGE) so scripts can tell it from "server unreachable" (2).
+    // A malformed command line exits 64 (EX_USAGE) so scripts can tell it from "server
+    // unreachable" (2); a value the option cannot take exits 1 like every other bad value.
     cmd.setParameterExceptionHandler(
         (e, a) -> {
           CommandLine line = e.getCommandLine();
           line.getErr().println("wharf: " + e.getMessage());
           line.getErr().println("Try '" + line.getCommandSpec().qualifiedName() + " --help'.");
           line.getErr().flush();
-          return USAGE;
+          return isBadValue(e) ? CliException.FAILED : USAGE;
         });
     cmd.setExecutionExceptionHandler(
         (e, line, parsed) -> {
@@ -81,5 +82,16 @@ public final class Main implements Runnable {
           throw e;
         });
     return cmd.execute(args);
+  }
+
+  /**
+   * A value picocli could not convert ({@code --limit abc}, {@code --header novalue}): it comes as
+   * a plain ParameterException naming the option and the value. Unknown options, missing
+   * arguments and conflicting options are its subclasses.
+   */
+  private static boolean isBadValue(CommandLine.ParameterException e) {
+    return e.getClass() == CommandLine.ParameterException.class
+        && e.getArgSpec() != null
+        && e.getValue() != null;
   }
 }

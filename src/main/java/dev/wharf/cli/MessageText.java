@@ -11,14 +11,17 @@ final class MessageText {
 
   private MessageText() {}
 
-  /** The body on one line, cut to fit a table column. */
-  static String bodyPreview(JsonNode m) {
-    String s = body(m, false);
+  /**
+   * The body on one line, cut to fit a table column. {@code raw} holds the message's fields as
+   * the server sent them: a JSON body is shown from there, as stored.
+   */
+  static String bodyPreview(JsonNode m, Map<String, String> raw) {
+    String s = body(m, raw, false);
     return s.length() <= BODY_WIDTH ? s : s.substring(0, BODY_WIDTH - 1) + "…";
   }
 
-  /** The body as text: JSON compact or pretty, text as is, bytes as a size note. */
-  static String body(JsonNode m, boolean pretty) {
+  /** The body as text: JSON as stored or indented, text as is, bytes as a size note. */
+  static String body(JsonNode m, Map<String, String> raw, boolean pretty) {
     JsonNode body = m.get("body");
     String type = m.path("content_type").asText("json");
     if (body == null || body.isNull() && !type.equals("json")) {
@@ -27,7 +30,11 @@ final class MessageText {
     return switch (type) {
       case "text" -> body.asText();
       case "bytes" -> "(" + base64Length(body.asText()) + " bytes, base64) " + body.asText();
-      default -> pretty ? body.toPrettyString() : body.toString();
+      default -> {
+        // The tree would re-serialise numbers (7.50 as 7.5): the text is what was stored.
+        String stored = raw.getOrDefault("body", body.toString());
+        yield pretty ? JsonText.pretty(stored) : stored;
+      }
     };
   }
 
@@ -44,8 +51,8 @@ final class MessageText {
     return v == null || v.isNull() ? null : v.asText();
   }
 
-  /** One message in full: its fields, headers and pretty body. */
-  static void printDetail(PrintWriter out, JsonNode m) {
+  /** One message in full: its fields, headers and indented body. */
+  static void printDetail(PrintWriter out, JsonNode m, Map<String, String> raw) {
     field(out, "id", text(m, "id"));
     field(out, "state", text(m, "state"));
     field(out, "attempt", text(m, "attempt"));
@@ -66,10 +73,10 @@ final class MessageText {
     }
     JsonNode metadata = m.get("metadata");
     if (metadata != null && !metadata.isNull() && !metadata.isEmpty()) {
-      out.println("metadata: " + metadata);
+      out.println("metadata: " + raw.getOrDefault("metadata", metadata.toString()));
     }
     out.println("body:");
-    for (String line : body(m, true).split("\n", -1)) {
+    for (String line : body(m, raw, true).split("\n", -1)) {
       out.println("  " + line);
     }
     out.flush();

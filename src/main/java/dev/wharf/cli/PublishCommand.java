@@ -2,6 +2,7 @@ package dev.wharf.cli;
 
 import com.fasterxml.jackson.databind.JsonNode;
 import com.fasterxml.jackson.databind.node.ObjectNode;
+import com.fasterxml.jackson.databind.util.RawValue;
 import dev.wharf.core.Durations;
 import java.io.IOException;
 import java.nio.ByteBuffer;
@@ -84,13 +85,14 @@ final class PublishCommand implements Runnable {
     if (idempotencyKey != null) {
       request.put("idempotency_key", idempotencyKey);
     }
-    JsonNode answer =
+    WharfClient.Answer sent =
         client
             .client(main.env)
             .post("/v1/queues/" + WharfClient.segment(queue) + "/messages", request);
+    JsonNode answer = sent.json();
     var out = spec.commandLine().getOut();
     if (client.json) {
-      out.println(answer.toPrettyString());
+      out.println(sent.text());
     } else {
       String note =
           answer.path("duplicate").asBoolean()
@@ -106,7 +108,7 @@ final class PublishCommand implements Runnable {
   private void setBody(ObjectNode request) {
     if (body != null && body.data != null) {
       request.put("content_type", "json");
-      request.set("body", parseJson(body.data, "--data"));
+      request.putRawValue("body", json(body.data, "--data"));
     } else if (body != null && body.text != null) {
       request.put("content_type", "text");
       request.put("body", body.text);
@@ -133,29 +135,24 @@ final class PublishCommand implements Runnable {
       request.put("body", Base64.getEncoder().encodeToString(bytes));
       return;
     }
-    try {
-      if (!text.isBlank()) {
-        request.set("body", WharfClient.JSON.readTree(text));
-        request.put("content_type", "json");
-        return;
-      }
-    } catch (IOException e) {
-      // not JSON: sent as text below
+    if (JsonText.isOneValue(text)) {
+      request.putRawValue("body", new RawValue(text.strip()));
+      request.put("content_type", "json");
+      return;
     }
     request.put("content_type", "text");
     request.put("body", text);
   }
 
-  private static JsonNode parseJson(String text, String option) {
-    try {
-      JsonNode n = WharfClient.JSON.readTree(text);
-      if (n == null || n.isMissingNode()) {
-        throw new IOException("empty");
-      }
-      return n;
-    } catch (IOException e) {
+  /**
+   * The user's JSON, checked but kept as text: the request embeds it as written, because parsing
+   * and re-serialising would change numbers (7.50 to 7.5, 1e999999 to "Infinity").
+   */
+  private static RawValue json(String text, String option) {
+    if (!JsonText.isOneValue(text)) {
       throw new CliException(CliException.FAILED, option + " is not valid JSON: " + text);
     }
+    return new RawValue(text.strip());
   }
 
   private static byte[] read(Path file) {

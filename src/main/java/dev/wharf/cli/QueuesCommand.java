@@ -7,6 +7,7 @@ import com.fasterxml.jackson.databind.JsonNode;
 import com.fasterxml.jackson.databind.node.ObjectNode;
 import java.io.PrintWriter;
 import java.util.List;
+import java.util.Map;
 import picocli.CommandLine.Command;
 import picocli.CommandLine.Mixin;
 import picocli.CommandLine.Model.CommandSpec;
@@ -33,8 +34,9 @@ final class QueuesCommand implements Runnable {
     return spec.commandLine().getOut();
   }
 
-  private void printJson(JsonNode n) {
-    out().println(n.toPrettyString());
+  /** The server's answer as received: re-serialising it would change the numbers in bodies. */
+  private void printJson(String text) {
+    out().println(text);
     out().flush();
   }
 
@@ -44,11 +46,12 @@ final class QueuesCommand implements Runnable {
 
   @Command(name = "list", description = "List queues with their message counts.")
   void list(@Mixin ClientOptions o) {
-    JsonNode answer = o.client(main.env).get("/v1/queues");
+    WharfClient.Answer got = o.client(main.env).get("/v1/queues");
     if (o.json) {
-      printJson(answer);
+      printJson(got.text());
       return;
     }
+    JsonNode answer = got.json();
     Table t = new Table("QUEUE", "READY", "DELAYED", "LEASED", "EXPIRED", "DEAD", "DLQ");
     for (JsonNode q : answer.path("queues")) {
       JsonNode s = q.path("stats");
@@ -77,15 +80,19 @@ final class QueuesCommand implements Runnable {
       @Mixin ClientOptions o) {
     checkLimit(limit);
     WharfClient client = o.client(main.env);
-    JsonNode q = client.get(path(queue));
-    JsonNode messages = client.get(path(queue) + "/messages?limit=" + limit);
+    WharfClient.Answer queueAnswer = client.get(path(queue));
+    WharfClient.Answer messages = client.get(path(queue) + "/messages?limit=" + limit);
     if (o.json) {
-      ObjectNode both = WharfClient.JSON.createObjectNode();
-      both.set("queue", q);
-      both.set("messages", messages.path("messages"));
-      printJson(both);
+      String list = JsonText.member(messages.text(), "messages");
+      printJson(
+          "{\"queue\":"
+              + queueAnswer.text()
+              + ",\"messages\":"
+              + (list == null ? "[]" : list)
+              + "}");
       return;
     }
+    JsonNode q = queueAnswer.json();
     PrintWriter out = out();
     out.println("queue " + text(q, "name"));
     out.println();
@@ -101,23 +108,24 @@ final class QueuesCommand implements Runnable {
         .forEachRemaining(e -> stats.row(e.getKey(), text(q.path("stats"), e.getKey())));
     stats.print(out);
     out.println();
-    printMessages(messages.path("messages"), "no messages");
+    printMessages(messages, "no messages");
   }
 
   @Command(name = "peek", description = "Show the next ready message without consuming it.")
   void peek(@Parameters(paramLabel = "QUEUE") String queue, @Mixin ClientOptions o) {
-    JsonNode answer = o.client(main.env).get(path(queue) + "/messages?state=ready&limit=1");
+    WharfClient.Answer answer =
+        o.client(main.env).get(path(queue) + "/messages?state=ready&limit=1");
     if (o.json) {
-      printJson(answer);
+      printJson(answer.text());
       return;
     }
-    JsonNode first = answer.path("messages").path(0);
+    JsonNode first = answer.json().path("messages").path(0);
     if (first.isMissingNode()) {
       out().println("no ready message in " + queue);
       out().flush();
       return;
     }
-    MessageText.printDetail(out(), first);
+    MessageText.printDetail(out(), first, JsonText.membersOfEach(answer.text(), "messages").get(0));
   }
 
   @Command(name = "dlq", description = "List the dead messages that came from a queue.")
@@ -127,14 +135,20 @@ final class QueuesCommand implements Runnable {
           int limit,
       @Mixin ClientOptions o) {
     checkLimit(limit);
-    JsonNode answer = o.client(main.env).get(path(queue) + "/dlq?limit=" + limit);
+    WharfClient.Answer answer = o.client(main.env).get(path(queue) + "/dlq?limit=" + limit);
     if (o.json) {
-      printJson(answer);
+      printJson(answer.text());
       return;
     }
     Table t = new Table("ID", "DIED_AT", "REASON", "BODY");
-    for (JsonNode m : answer.path("messages")) {
-      t.row(text(m, "id"), text(m, "died_at"), text(m, "dead_reason"), MessageText.bodyPreview(m));
+    List<Map<String, String>> raw = JsonText.membersOfEach(answer.text(), "messages");
+    int i = 0;
+    for (JsonNode m : answer.json().path("messages")) {
+      t.row(
+          text(m, "id"),
+          text(m, "died_at"),
+          text(m, "dead_reason"),
+          MessageText.bodyPreview(m, raw.get(i++)));
     }
     if (t.isEmpty()) {
       out().println("no dead messages from " + queue);
@@ -154,12 +168,12 @@ final class QueuesCommand implements Runnable {
     if (ids != null && !ids.isEmpty()) {
       ids.forEach(body.putArray("ids")::add);
     }
-    JsonNode answer = o.client(main.env).post(path(queue) + "/dlq/redrive", body);
+    WharfClient.Answer answer = o.client(main.env).post(path(queue) + "/dlq/redrive", body);
     if (o.json) {
-      printJson(answer);
+      printJson(answer.text());
       return;
     }
-    long n = answer.path("redriven").asLong();
+    long n = answer.json().path("redriven").asLong();
     out().println("moved " + n + " dead message" + (n == 1 ? "" : "s") + " back to " + queue);
     out().flush();
   }
@@ -174,26 +188,28 @@ final class QueuesCommand implements Runnable {
           CliException.FAILED,
           "drain deletes every message of " + queue + " and cannot be undone; add --force");
     }
-    JsonNode answer =
+    WharfClient.Answer answer =
         o.client(main.env).post(path(queue) + "/purge", WharfClient.JSON.createObjectNode());
     if (o.json) {
-      printJson(answer);
+      printJson(answer.text());
       return;
     }
-    long n = answer.path("purged").asLong();
+    long n = answer.json().path("purged").asLong();
     out().println("deleted " + n + " message" + (n == 1 ? "" : "s") + " from " + queue);
     out().flush();
   }
 
-  private void printMessages(JsonNode messages, String none) {
+  private void printMessages(WharfClient.Answer messages, String none) {
     Table t = new Table("ID", "STATE", "ATTEMPT", "PUBLISHED_AT", "BODY");
-    for (JsonNode m : messages) {
+    List<Map<String, String>> raw = JsonText.membersOfEach(messages.text(), "messages");
+    int i = 0;
+    for (JsonNode m : messages.json().path("messages")) {
       t.row(
           text(m, "id"),
           text(m, "state"),
           text(m, "attempt"),
           text(m, "published_at"),
-          MessageText.bodyPreview(m));
+          MessageText.bodyPreview(m, raw.get(i++)));
     }
     if (t.isEmpty()) {
       out().println(none);

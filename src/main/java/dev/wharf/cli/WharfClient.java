@@ -6,6 +6,7 @@ import com.fasterxml.jackson.databind.ObjectMapper;
 import java.io.IOException;
 import java.net.ConnectException;
 import java.net.URI;
+import java.net.URISyntaxException;
 import java.net.URLEncoder;
 import java.net.UnknownHostException;
 import java.net.http.HttpClient;
@@ -13,6 +14,7 @@ import java.net.http.HttpConnectTimeoutException;
 import java.net.http.HttpRequest;
 import java.net.http.HttpResponse;
 import java.net.http.HttpTimeoutException;
+import java.nio.channels.UnresolvedAddressException;
 import java.nio.charset.StandardCharsets;
 import java.time.Duration;
 
@@ -29,23 +31,60 @@ final class WharfClient {
 
   WharfClient(String baseUrl, String token) {
     this.baseUrl = baseUrl.endsWith("/") ? baseUrl.substring(0, baseUrl.length() - 1) : baseUrl;
+    checkUrl(this.baseUrl);
     this.token = token;
     this.http = HttpClient.newBuilder().connectTimeout(Duration.ofSeconds(5)).build();
   }
 
+  /**
+   * An answer: parsed to read its fields, and as received, so that {@code --json} and message
+   * bodies show the server's own text (a JSON body keeps its digits: 7.50 stays 7.50).
+   */
+  record Answer(JsonNode json, String text) {}
+
   String baseUrl() {
     return baseUrl;
+  }
+
+  /** Refuses, in one line, a URL the HTTP client would only fail on with an exception. */
+  private static void checkUrl(String url) {
+    URI uri;
+    try {
+      uri = new URI(url);
+    } catch (URISyntaxException e) {
+      throw badUrl(url, "expected http://HOST:PORT");
+    }
+    String scheme = uri.getScheme();
+    if (scheme == null || uri.getHost() == null) {
+      throw badUrl(url, "expected http://HOST:PORT");
+    }
+    if (!scheme.equalsIgnoreCase("http") && !scheme.equalsIgnoreCase("https")) {
+      throw badUrl(url, "the scheme must be http or https, not " + scheme);
+    }
+    if (uri.getPort() == 0 || uri.getPort() > 65535) {
+      throw badUrl(url, "port " + uri.getPort() + " is not between 1 and 65535");
+    }
+    if (uri.getRawQuery() != null || uri.getRawFragment() != null) {
+      // The API paths are appended to the URL: a query or fragment would swallow them.
+      throw badUrl(url, "no query or fragment allowed");
+    }
+  }
+
+  private static CliException badUrl(String url, String why) {
+    return new CliException(
+        CliException.FAILED, "not a valid server URL: " + url + " (" + why + ")");
   }
 
   static String segment(String s) {
     return URLEncoder.encode(s, StandardCharsets.UTF_8).replace("+", "%20");
   }
 
-  JsonNode get(String path) {
+  Answer get(String path) {
     return send(request(path).GET());
   }
 
-  JsonNode post(String path, JsonNode body) {
+  /** Posts a JSON tree; a {@code RawValue} in it (the user's JSON) is sent exactly as written. */
+  Answer post(String path, JsonNode body) {
     String text;
     try {
       text = JSON.writeValueAsString(body);
@@ -59,26 +98,26 @@ final class WharfClient {
   }
 
   private HttpRequest.Builder request(String path) {
-    URI uri;
+    HttpRequest.Builder b;
     try {
-      uri = URI.create(baseUrl + path);
+      b = HttpRequest.newBuilder(URI.create(baseUrl + path));
     } catch (IllegalArgumentException e) {
-      throw new CliException(CliException.FAILED, "not a valid server URL: " + baseUrl);
+      throw badUrl(baseUrl, e.getMessage());
     }
-    HttpRequest.Builder b =
-        HttpRequest.newBuilder(uri)
-            .timeout(Duration.ofSeconds(60))
-            .header("Accept", "application/json");
+    b.timeout(Duration.ofSeconds(60)).header("Accept", "application/json");
     if (token != null && !token.isEmpty()) {
       b.header("Authorization", "Bearer " + token);
     }
     return b;
   }
 
-  private JsonNode send(HttpRequest.Builder builder) {
+  private Answer send(HttpRequest.Builder builder) {
     HttpResponse<String> response;
     try {
       response = http.send(builder.build(), HttpResponse.BodyHandlers.ofString());
+    } catch (IllegalArgumentException e) {
+      // What checkUrl cannot foresee still ends as one line, not a stack trace.
+      throw badUrl(baseUrl, e.getMessage());
     } catch (IOException e) {
       throw unreachable(e);
     } catch (InterruptedException e) {
@@ -94,7 +133,9 @@ final class WharfClient {
           CliException.FAILED,
           "server answered " + response.statusCode() + " " + code + ": " + detail);
     }
-    return body == null ? JSON.createObjectNode() : body;
+    return body == null
+        ? new Answer(JSON.createObjectNode(), "{}")
+        : new Answer(body, response.body().strip());
   }
 
   private static JsonNode parse(String text) {
@@ -114,8 +155,16 @@ final class WharfClient {
       why = "connect timed out";
     } else if (e instanceof HttpTimeoutException) {
       why = "no answer in time";
-    } else if (causedBy(e, UnknownHostException.class)) {
-      why = "unknown host";
+    } else if (causedBy(e, UnknownHostException.class)
+        || causedBy(e, UnresolvedAddressException.class)) {
+      // The JDK client reports a failed name lookup as a ConnectException: test for it first.
+      return new CliException(
+          CliException.UNREACHABLE,
+          "cannot reach the server at "
+              + baseUrl
+              + " (the host "
+              + host()
+              + " could not be resolved) — check the host name");
     } else if (causedBy(e, ConnectException.class)) {
       String m = cause(e, ConnectException.class).getMessage();
       why = m == null || m.isBlank() ? "connection refused" : m.toLowerCase(java.util.Locale.ROOT);
@@ -125,6 +174,10 @@ final class WharfClient {
     return new CliException(
         CliException.UNREACHABLE,
         "cannot reach the server at " + baseUrl + " (" + why + ") — is 'wharf serve' running?");
+  }
+
+  private String host() {
+    return URI.create(baseUrl).getHost();
   }
 
   private static boolean causedBy(Throwable e, Class<? extends Throwable> type) {

@@ -54,6 +54,60 @@ class CliOfflineTest {
   }
 
   @Test
+  void badUrlsAreOneClearLineAndExit1() {
+    assertBadUrl("notaurl", "expected http://HOST:PORT");
+    assertBadUrl("127.0.0.1:18950", "expected http://HOST:PORT");
+    assertBadUrl("ftp://127.0.0.1:18950", "the scheme must be http or https, not ftp");
+    assertBadUrl("http://127.0.0.1:99999", "port 99999 is not between 1 and 65535");
+    assertBadUrl("http://127.0.0.1:0", "port 0 is not between 1 and 65535");
+    assertBadUrl("http://127.0.0.1:18950?x=1", "no query or fragment allowed");
+    CliRun env =
+        CliRun.run(Map.of("WHARF_URL", "notaurl", "WHARF_TOKEN", "t"), "", "queues", "list");
+    assertThat(env.exitCode()).isEqualTo(1);
+    assertThat(env.err())
+        .isEqualTo("wharf: not a valid server URL: notaurl (expected http://HOST:PORT)\n");
+  }
+
+  private static void assertBadUrl(String url, String why) {
+    CliRun r = CliRun.run("queues", "list", "--url", url, "--token", "t");
+    assertThat(r.exitCode()).as(r.err()).isEqualTo(1);
+    assertThat(r.out()).isEmpty();
+    assertThat(r.err()).isEqualTo("wharf: not a valid server URL: " + url + " (" + why + ")\n");
+  }
+
+  @Test
+  void unknownHostSaysItCouldNotBeResolved() {
+    // .invalid is reserved (RFC 6761): it never resolves.
+    CliRun r =
+        CliRun.run("queues", "list", "--url", "http://no-such-host.invalid:18950", "--token", "t");
+    assertThat(r.exitCode()).isEqualTo(2);
+    assertThat(r.err())
+        .isEqualTo(
+            "wharf: cannot reach the server at http://no-such-host.invalid:18950 (the host"
+                + " no-such-host.invalid could not be resolved) — check the host name\n");
+  }
+
+  @Test
+  void badOptionValuesExit1AndMalformedCommandLinesExit64() {
+    String url = "http://127.0.0.1:1";
+    CliRun limit = CliRun.run("queues", "inspect", "q", "--limit", "abc", "--url", url);
+    assertThat(limit.exitCode()).isEqualTo(1);
+    assertThat(limit.err())
+        .startsWith("wharf: Invalid value for option '--limit': 'abc' is not an int\n");
+    CliRun zero = CliRun.run("queues", "inspect", "q", "--limit", "0", "--url", url);
+    assertThat(zero.exitCode()).isEqualTo(1);
+    assertThat(zero.err()).isEqualTo("wharf: --limit must be between 1 and 1000\n");
+    CliRun header = CliRun.run("publish", "q2", "--header", "novalue", "--url", url);
+    assertThat(header.exitCode()).isEqualTo(1);
+    assertThat(header.err()).contains("KEY=VALUE format but was novalue");
+
+    assertThat(CliRun.run("queues", "inspect", "q", "--nope").exitCode()).isEqualTo(Main.USAGE);
+    assertThat(CliRun.run("queues", "inspect").exitCode()).isEqualTo(Main.USAGE);
+    assertThat(CliRun.run("queues", "inspect", "q", "--limit").exitCode()).isEqualTo(Main.USAGE);
+    assertThat(CliRun.run("queues", "inspect", "q", "r").exitCode()).isEqualTo(Main.USAGE);
+  }
+
+  @Test
   void wildcardListenAddressIsReachedOnLoopback() {
     assertThat(ClientOptions.baseUrl("0.0.0.0", 8080)).isEqualTo("http://127.0.0.1:8080");
     assertThat(ClientOptions.baseUrl("::", 9)).isEqualTo("http://[::1]:9");

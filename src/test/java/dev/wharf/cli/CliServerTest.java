@@ -7,7 +7,9 @@ import com.fasterxml.jackson.databind.ObjectMapper;
 import dev.wharf.app.WharfApp;
 import dev.wharf.config.ConfigLoader;
 import dev.wharf.config.WharfConfig;
+import dev.wharf.core.Publish;
 import dev.wharf.store.Delivery;
+import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.time.Duration;
@@ -140,7 +142,7 @@ class CliServerTest {
         .contains("state:          ready")
         .contains("key:            inv-42")
         .contains("  x-source: cli")
-        .contains("\"invoice\" : 42");
+        .contains("\"invoice\": 42");
     CliRun delayed = wharf("publish", "billing", "--text", "later", "--delay", "1h");
     assertThat(delayed.exitCode()).isZero();
     JsonNode browse = JSON.readTree(wharf("queues", "inspect", "billing", "--json").out());
@@ -204,6 +206,72 @@ class CliServerTest {
     CliRun drain = wharf("queues", "drain", "billing", "--force");
     assertThat(drain.out()).isEqualTo("deleted 2 messages from billing\n");
     assertThat(wharf("queues", "peek", "billing").out()).isEqualTo("no ready message in billing\n");
+  }
+
+  /** What the server stored for the queue's messages, oldest first. */
+  private static List<String> storedBodies() {
+    return app.broker().browse("billing", null, null, 0, 100).stream()
+        .map(m -> new String(m.payload(), StandardCharsets.UTF_8))
+        .toList();
+  }
+
+  private static final String EXACT =
+      "{\"price\": 7.50, \"e\": 1E+2, \"big\": 12345678901234567890123,"
+          + " \"tiny\": 0.1000000000000000055511151231257827, \"x\": 1e999999}";
+
+  @Test
+  void publishSendsJsonExactlyAsWritten() throws Exception {
+    assertThat(wharf("publish", "billing", "--data", EXACT).exitCode()).isZero();
+    CliRun stdin =
+        CliRun.run(
+            Map.of(), "{\"price\": 7.50, \"x\":1e999999}\n", "publish", "billing", "-c",
+            clientConfig.toString());
+    assertThat(stdin.exitCode()).as(stdin.err()).isZero();
+    Path file = dir.resolve("body.json");
+    Files.writeString(file, "[1.0, -0.0, 2e-3]");
+    assertThat(wharf("publish", "billing", "--file", file.toString()).exitCode()).isZero();
+    assertThat(storedBodies())
+        .containsExactly(EXACT, "{\"price\": 7.50, \"x\":1e999999}", "[1.0, -0.0, 2e-3]");
+  }
+
+  @Test
+  void publishRefusesMoreThanOneJsonValue() {
+    CliRun r = wharf("publish", "billing", "--data", "{} {}");
+    assertThat(r.exitCode()).isEqualTo(1);
+    assertThat(r.err()).isEqualTo("wharf: --data is not valid JSON: {} {}\n");
+    assertThat(storedBodies()).isEmpty();
+  }
+
+  @Test
+  void jsonAnswersAndBodiesShowTheStoredText() throws Exception {
+    app.broker().publish("billing", List.of(Publish.json(EXACT)));
+    CliRun peekJson = wharf("queues", "peek", "billing", "--json");
+    assertThat(peekJson.exitCode()).as(peekJson.err()).isZero();
+    assertThat(peekJson.out()).contains("\"body\":" + EXACT);
+    JsonNode parsed = JSON.readTree(peekJson.out());
+    assertThat(parsed.path("messages").get(0).path("content_type").asText()).isEqualTo("json");
+
+    CliRun inspectJson = wharf("queues", "inspect", "billing", "--json");
+    assertThat(inspectJson.out()).contains("\"body\":" + EXACT);
+    JsonNode both = JSON.readTree(inspectJson.out());
+    assertThat(both.path("queue").path("name").asText()).isEqualTo("billing");
+    assertThat(both.path("messages")).hasSize(1);
+
+    CliRun table = wharf("queues", "inspect", "billing");
+    assertThat(table.out()).contains("{\"price\": 7.50, \"e\": 1E+2, \"big\": 1234567890123");
+
+    CliRun peek = wharf("queues", "peek", "billing");
+    assertThat(peek.out())
+        .contains("    \"price\": 7.50,\n")
+        .contains("    \"e\": 1E+2,\n")
+        .contains("    \"tiny\": 0.1000000000000000055511151231257827,\n")
+        .contains("    \"x\": 1e999999\n");
+
+    List<Delivery> got = app.broker().receive("billing", 1, Duration.ZERO, null);
+    app.broker().settle().dead("billing", List.of(got.get(0).leaseId()), "bad price");
+    assertThat(wharf("queues", "dlq", "billing").out()).contains("bad price  {\"price\": 7.50, ");
+    assertThat(wharf("queues", "dlq", "billing", "--json").out()).contains(EXACT);
+    app.broker().purge("billing.dlq");
   }
 
   @Test
