@@ -13,17 +13,19 @@ import java.util.function.Function;
 /** The broker's counters and gauges, per queue, registered on first use. */
 final class BrokerMetrics {
   enum Event {
-    PUBLISHED("wharf_messages_published"),
-    ACKED("wharf_messages_acked"),
-    NACKED("wharf_messages_nacked"),
-    DEAD("wharf_messages_dead"),
-    EXPIRED("wharf_messages_expired"),
-    DROPPED("wharf_messages_dropped");
+    PUBLISHED("wharf_messages_published", "Messages published to the queue (each of a batch)"),
+    ACKED("wharf_messages_acked", "Messages acked: done and deleted"),
+    NACKED("wharf_messages_nacked", "Leases nacked or deferred: the message ready again"),
+    DEAD("wharf_messages_dead", "Messages moved to the queue's dead-letter queue"),
+    EXPIRED("wharf_messages_expired", "Messages whose TTL ended before they were acked"),
+    DROPPED("wharf_messages_dropped", "Messages that died in a queue without a DLQ, deleted");
 
     final String meter;
+    final String description;
 
-    Event(String meter) {
+    Event(String meter, String description) {
       this.meter = meter;
+      this.description = description;
     }
   }
 
@@ -64,6 +66,9 @@ final class BrokerMetrics {
                 .map(
                     state ->
                         Gauge.builder("wharf_queue_depth", () -> depthOfState.apply(state))
+                            .description(
+                                "Messages in the queue by state: ready, delayed, leased (in"
+                                    + " flight), expired")
                             .tag("queue", q)
                             .tag("state", state)
                             .register(registry))
@@ -85,6 +90,11 @@ final class BrokerMetrics {
     return counters
         .computeIfAbsent(queue, q -> new ConcurrentHashMap<>())
         .computeIfAbsent(
-            event, e -> Counter.builder(e.meter).tag("queue", queue).register(registry));
+            event,
+            e ->
+                Counter.builder(e.meter)
+                    .description(e.description)
+                    .tag("queue", queue)
+                    .register(registry));
   }
 }

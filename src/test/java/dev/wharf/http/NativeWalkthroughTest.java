@@ -324,6 +324,11 @@ class NativeWalkthroughTest {
         .contains("wharf_messages_published_total{queue=\"m\"} 1.0")
         .contains("wharf_queue_depth{queue=\"m\",state=\"ready\"} 1.0")
         .doesNotContain("route=\"/v1/queues/nope\"");
+    // Every metric says what it counts.
+    assertThat(metrics.text().lines().filter(l -> l.startsWith("# HELP ")))
+        .filteredOn(l -> l.startsWith("# HELP wharf_"))
+        .isNotEmpty()
+        .allSatisfy(l -> assertThat(l).matches("# HELP \\S+ \\S.*"));
   }
 
   private JsonNode receiveOne(String queue) {
