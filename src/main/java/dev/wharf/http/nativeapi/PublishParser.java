@@ -105,6 +105,12 @@ final class PublishParser {
     private final ObjectNode fields = Json.MAPPER.createObjectNode();
     /** A body that is not a string, as sent (a number keeps its digits: 7.50 stays 7.50). */
     private byte[] rawBody;
+    /**
+     * A string body as sent, quotes and escapes included: what a JSON message stores, where text
+     * and bytes take the decoded string. Which one applies is known only once content_type is read,
+     * and it may come after the body.
+     */
+    private byte[] rawStringBody;
 
     Message(byte[] source, String path) {
       this.source = source;
@@ -114,8 +120,13 @@ final class PublishParser {
     /** Reads the value the parser is on, the value of field {@code name}. */
     void field(JsonParser p, String name) throws IOException {
       JsonToken t = p.currentToken();
-      if (!name.equals("body") || t == JsonToken.VALUE_STRING) {
+      if (!name.equals("body")) {
         fields.set(name, VALUE.readTree(p));
+      } else if (t == JsonToken.VALUE_STRING) {
+        int start = (int) p.currentTokenLocation().getByteOffset();
+        fields.set(name, VALUE.readTree(p));
+        int end = (int) p.currentLocation().getByteOffset();
+        rawStringBody = Arrays.copyOfRange(source, start, end);
       } else if (t.isStructStart()) {
         int start = (int) p.currentTokenLocation().getByteOffset();
         p.skipChildren();
@@ -210,6 +221,9 @@ final class PublishParser {
         case JSON -> {
           if (rawBody != null) {
             return rawBody;
+          }
+          if (rawStringBody != null) {
+            return rawStringBody;
           }
           try {
             return Json.MAPPER.writeValueAsBytes(body);

@@ -19,6 +19,19 @@ class PublishParserTest {
   }
 
   @Test
+  void aJsonStringBodyIsKeptAsSentAndTextTakesItDecoded() {
+    String body = "\"caf\\u00e9 \\/ \\\"q\\\" \u00fc\"";
+    assertThat(text(parse("{\"body\": " + body + "}").messages().get(0))).isEqualTo(body);
+    assertThat(
+            text(parse("{\"body\": " + body + ", \"content_type\": \"text\"}").messages().get(0)))
+        .isEqualTo("caf\u00e9 / \"q\" \u00fc");
+    PublishParser.Parsed b =
+        parse("{\"messages\": [{\"body\": \"a\\nb\"}, {\"body\": " + body + "}]}");
+    assertThat(b.messages()).extracting(PublishParserTest::text)
+        .containsExactly("\"a\\nb\"", body);
+  }
+
+  @Test
   void batchBodiesAreKeptOneByOne() {
     PublishParser.Parsed b =
         parse("{\"messages\": [{\"body\": [1,2]}, {\"delay\": \"1s\", \"body\": {\"k\": 1}},"
