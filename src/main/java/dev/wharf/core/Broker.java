@@ -391,7 +391,7 @@ public final class Broker implements AutoCloseable {
     QueueSettings s = queues.require(queue);
     if (max < 1 || max > BrokerOptions.MAX_RECEIVE_BATCH) {
       throw new BrokerException.Invalid(
-          "batch must be between 1 and " + BrokerOptions.MAX_RECEIVE_BATCH + ", got " + max);
+          "max must be between 1 and " + BrokerOptions.MAX_RECEIVE_BATCH + ", got " + max);
     }
     checkRange("wait", wait, Duration.ZERO, options.maxWait());
     Duration lease = visibility != null ? visibility : s.visibilityTimeout();

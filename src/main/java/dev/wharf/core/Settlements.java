@@ -92,7 +92,7 @@ public final class Settlements {
   public CompletableFuture<List<LeaseOutcome>> extendAsync(
       String queue, List<String> leaseIds, Duration by) {
     QueueSettings s = broker.queues().require(queue);
-    Broker.checkRange("extend", by, Duration.ofSeconds(1), s.maxVisibilityTimeout());
+    Broker.checkRange("by", by, Duration.ofSeconds(1), s.maxVisibilityTimeout());
     return run(queue, SettleKind.EXTEND, leaseIds, null, by, null, false);
   }
 

@@ -87,9 +87,6 @@ public final class MessagesService {
     String queue = Routes.queue(req);
     Fields f = Fields.of(bodies.object(req), RECEIVE);
     Integer max = f.integer("max");
-    if (max != null && !Routes.batchInRange(max)) {
-      throw ApiError.invalidBody(Routes.batchRange("max", max));
-    }
     Duration wait = f.duration("wait");
     CompletableFuture<List<Delivery>> pending =
         broker.receiveLater(

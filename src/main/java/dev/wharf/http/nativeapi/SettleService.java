@@ -3,7 +3,6 @@ package dev.wharf.http.nativeapi;
 import static dev.wharf.http.Endpoints.Guard.DATA;
 
 import dev.wharf.core.Broker;
-import dev.wharf.core.Durations;
 import dev.wharf.http.ApiError;
 import dev.wharf.http.Endpoints;
 import dev.wharf.http.Fields;
@@ -24,8 +23,6 @@ public final class SettleService {
       Set.of("lease_id", "lease_ids", "delay", "dead", "reason");
   private static final Set<String> DEFER = Set.of("lease_id", "lease_ids", "delay");
   private static final Set<String> EXTEND = Set.of("lease_id", "lease_ids", "by");
-
-  private static final Duration MIN_EXTEND = Duration.ofSeconds(1);
 
   private final Broker broker;
   private final Endpoints endpoints;
@@ -79,19 +76,7 @@ public final class SettleService {
     if (by == null) {
       throw ApiError.invalidBody("by is required");
     }
-    String queue = Routes.queue(req);
-    // The core refuses the same range, but calls the field "extend"; the client sent "by".
-    Duration most = broker.settings(queue).maxVisibilityTimeout();
-    if (by.compareTo(MIN_EXTEND) < 0 || by.compareTo(most) > 0) {
-      throw ApiError.invalidBody(
-          "by must be between "
-              + Durations.format(MIN_EXTEND)
-              + " and "
-              + Durations.format(most)
-              + ", got "
-              + Durations.format(by));
-    }
-    answer(res, broker.settle().extendAsync(queue, ids, by));
+    answer(res, broker.settle().extendAsync(Routes.queue(req), ids, by));
   }
 
   private static List<String> leaseIds(Fields f) {

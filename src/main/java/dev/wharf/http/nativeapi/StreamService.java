@@ -4,7 +4,6 @@ import static dev.wharf.http.Endpoints.Guard.DATA;
 
 import dev.wharf.core.Broker;
 import dev.wharf.core.BrokerException;
-import dev.wharf.http.ApiError;
 import dev.wharf.http.Endpoints;
 import dev.wharf.http.QueryParams;
 import dev.wharf.http.server.EventStream;
@@ -56,9 +55,6 @@ public final class StreamService {
     String queue = Routes.queue(req);
     QueryParams q = new QueryParams(req);
     int max = q.integer("max", 1);
-    if (!Routes.batchInRange(max)) {
-      throw ApiError.invalidParam(Routes.batchRange("max", max));
-    }
     Duration visibility = q.duration("visibility_timeout");
     // A first claim that does not wait: bad parameters and unknown queues are still plain 4xx.
     List<Delivery> batch =
