@@ -6,6 +6,7 @@ import static dev.wharf.cli.WharfClient.segment;
 import com.fasterxml.jackson.databind.JsonNode;
 import com.fasterxml.jackson.databind.node.ObjectNode;
 import java.io.PrintWriter;
+import java.util.ArrayList;
 import java.util.List;
 import java.util.Map;
 import picocli.CommandLine.Command;
@@ -140,22 +141,11 @@ final class QueuesCommand implements Runnable {
       printJson(answer.text());
       return;
     }
-    Table t = new Table("ID", "DIED_AT", "REASON", "BODY");
-    List<Map<String, String>> raw = JsonText.membersOfEach(answer.text(), "messages");
-    int i = 0;
-    for (JsonNode m : answer.json().path("messages")) {
-      t.row(
-          text(m, "id"),
-          text(m, "died_at"),
-          text(m, "dead_reason"),
-          MessageText.bodyPreview(m, raw.get(i++)));
-    }
-    if (t.isEmpty()) {
-      out().println("no dead messages from " + queue);
-      out().flush();
-    } else {
-      t.print(out());
-    }
+    printMessages(
+        answer,
+        "no dead messages from " + queue,
+        List.of("ID", "DIED_AT", "REASON"),
+        List.of("id", "died_at", "dead_reason"));
   }
 
   @Command(name = "retry", description = "Move dead messages back to their queue (all, or --id).")
@@ -200,16 +190,26 @@ final class QueuesCommand implements Runnable {
   }
 
   private void printMessages(WharfClient.Answer messages, String none) {
-    Table t = new Table("ID", "STATE", "ATTEMPT", "PUBLISHED_AT", "BODY");
+    printMessages(
+        messages,
+        none,
+        List.of("ID", "STATE", "ATTEMPT", "PUBLISHED_AT"),
+        List.of("id", "state", "attempt", "published_at"));
+  }
+
+  /** A table of the answer's messages: these fields, then a preview of the body as stored. */
+  private void printMessages(
+      WharfClient.Answer messages, String none, List<String> headings, List<String> fields) {
+    List<String> columns = new ArrayList<>(headings);
+    columns.add("BODY");
+    Table t = new Table(columns.toArray(String[]::new));
     List<Map<String, String>> raw = JsonText.membersOfEach(messages.text(), "messages");
     int i = 0;
     for (JsonNode m : messages.json().path("messages")) {
-      t.row(
-          text(m, "id"),
-          text(m, "state"),
-          text(m, "attempt"),
-          text(m, "published_at"),
-          MessageText.bodyPreview(m, raw.get(i++)));
+      List<String> cells = new ArrayList<>();
+      fields.forEach(f -> cells.add(text(m, f)));
+      cells.add(MessageText.bodyPreview(m, raw.get(i++)));
+      t.row(cells.toArray(String[]::new));
     }
     if (t.isEmpty()) {
       out().println(none);
