@@ -63,6 +63,11 @@ class WharfAppTest {
           .contains("wharf_sqlite_wal_fsync_seconds_bucket{le=\"0.5\"}");
       assertThat(sample(metrics, "wharf_sqlite_wal_fsync_seconds_bucket{le=\"+Inf\"}"))
           .isEqualTo(sample(metrics, "wharf_sqlite_wal_fsync_seconds_count"));
+      // Where a write's time went: waiting for the writer, in its batch, then for the disk.
+      assertThat(sample(metrics, "wharf_sqlite_write_queued_seconds_count")).isPositive();
+      assertThat(sample(metrics, "wharf_sqlite_batch_seconds_count")).isPositive();
+      assertThat(sample(metrics, "wharf_sqlite_batch_durable_seconds_count")).isPositive();
+      assertThat(metrics).contains("wharf_sqlite_batch_durable_seconds_bucket{le=\"1.0E-4\"}");
       assertThat(sample(metrics, "wharf_sqlite_wal_restart_seconds_count")).isZero();
       assertThat(metrics)
           .contains("wharf_sqlite_checkpoint_pass_seconds_count")

@@ -21,7 +21,6 @@ import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.ConcurrentLinkedQueue;
 import java.util.concurrent.LinkedBlockingQueue;
 import java.util.concurrent.TimeUnit;
-import java.util.function.LongConsumer;
 import java.util.logging.Level;
 import java.util.logging.Logger;
 
@@ -116,7 +115,11 @@ final class GroupCommitWriter implements AutoCloseable {
    *     every message in it is already durable (an empty one always is)
    */
   private record Pending<T>(
-      Op<T> op, CompletableFuture<T> done, boolean claim, Grouped<?, T> grouped) {}
+      Op<T> op,
+      CompletableFuture<T> done,
+      boolean claim,
+      Grouped<?, T> grouped,
+      long submittedNanos) {}
 
   /** A request of a {@link GroupOp}, and the key of the operations it runs with. */
   private record Grouped<R, T>(Object key, R request, GroupOp<R, T> op) {}
@@ -154,8 +157,28 @@ final class GroupCommitWriter implements AutoCloseable {
   private final ConcurrentLinkedQueue<Waiting> awaitingDurable = new ConcurrentLinkedQueue<>();
   /** Batches committed; written by the writer's thread only, read by metrics. */
   private volatile long batches;
-  /** Told how long each WAL fsync that succeeded took, in nanoseconds; set by metrics. */
-  private volatile LongConsumer syncTimes = nanos -> {};
+  /** Told where each batch's time went; set by metrics. */
+  private volatile Stages stages = Stages.NONE;
+
+  /**
+   * The stages of a write, each in nanoseconds: what a slow write waited for. Called on the
+   * writer's and the fsync thread, so it must be quick: every answer waits for it.
+   */
+  interface Stages {
+    Stages NONE = new Stages() {};
+
+    /** The oldest operation of a batch, from its submission to the batch's start. */
+    default void queued(long nanos) {}
+
+    /** A batch's operations and its commit. */
+    default void ran(long nanos) {}
+
+    /** A WAL fsync that succeeded. */
+    default void synced(long nanos) {}
+
+    /** A committed batch, from its commit to the return of the fsync that covers it. */
+    default void madeDurable(long nanos) {}
+  }
 
   /** A committed claim and its deliveries, to answer once every message in them is durable. */
   private record Waiting(Pending<?> pending, List<?> deliveries) {}
@@ -208,7 +231,7 @@ final class GroupCommitWriter implements AutoCloseable {
       long began = System.nanoTime();
       try {
         walSync.sync();
-        syncTimes.accept(System.nanoTime() - began);
+        stages.synced(System.nanoTime() - began);
       } catch (java.io.IOException | RuntimeException e) {
         // The commits happened but may not be durable: never claim they are. Fail the callers;
         // the rows stay and are seen (and reported) by whoever reads them next.
@@ -222,8 +245,10 @@ final class GroupCommitWriter implements AutoCloseable {
         ready.clear();
         continue;
       }
+      long synced = System.nanoTime();
       for (Runnable r : ready) {
         if (r instanceof Completion c) {
+          stages.madeDurable(synced - c.committedNanos());
           durableSeq = Math.max(durableSeq, c.maxSeq());
           c.upserted().forEach(seq -> upsertsInFlight.remove(seq, c.number()));
         }
@@ -239,7 +264,12 @@ final class GroupCommitWriter implements AutoCloseable {
    * fsync made durable: messages up to {@code maxSeq}, and the key upserts of the batch.
    */
   private record Completion(
-      List<Pending<?>> batch, Object[] results, long number, long maxSeq, Set<Long> upserted)
+      List<Pending<?>> batch,
+      Object[] results,
+      long number,
+      long maxSeq,
+      Set<Long> upserted,
+      long committedNanos)
       implements Runnable {
     @Override
     public void run() {
@@ -259,11 +289,11 @@ final class GroupCommitWriter implements AutoCloseable {
   }
 
   /**
-   * Hands each later WAL fsync's duration to {@code observer}, on the fsync thread: it must be
-   * quick, since every answer of that fsync waits for it.
+   * Hands the stages of each later batch, and each WAL fsync's duration, to {@code observer}; the
+   * fsync thread calls it before it answers that fsync's writes.
    */
-  void observeSyncs(LongConsumer observer) {
-    syncTimes = observer;
+  void observeStages(Stages observer) {
+    stages = observer;
   }
 
   /** Runs an operation in the next group commit and returns its result once committed. */
@@ -317,7 +347,7 @@ final class GroupCommitWriter implements AutoCloseable {
       done.completeExceptionally(new StoreException("store is closed"));
       return done;
     }
-    queue.add(new Pending<>(op, done, claim, grouped));
+    queue.add(new Pending<>(op, done, claim, grouped, System.nanoTime()));
     return done;
   }
 
@@ -345,11 +375,14 @@ final class GroupCommitWriter implements AutoCloseable {
     while (running) {
       try {
         Pending<?> first = nextOrLeaseWriteBack();
+        long began = System.nanoTime();
         if (first != null) {
           batch.add(first);
           queue.drainTo(batch, MAX_BATCH - 1);
+          stages.queued(began - first.submittedNanos());
         }
         runBatch(batch);
+        stages.ran(System.nanoTime() - began);
         betweenBatches.run(conn);
       } catch (InterruptedException e) {
         break;
@@ -448,6 +481,7 @@ final class GroupCommitWriter implements AutoCloseable {
     } finally {
       applying = false;
     }
+    long committedAt = System.nanoTime();
     boolean wroteBack = tx.leases.wroteBackInTx();
     tx.leases.commit();
     tx.delta.applyTo(counters);
@@ -479,7 +513,13 @@ final class GroupCommitWriter implements AutoCloseable {
     // go to disk with this fsync.
     if (!durable.isEmpty() || wroteBack) {
       committed.add(
-          new Completion(durable, durableResults.toArray(), number, tx.nextSeq - 1, upserted));
+          new Completion(
+              durable,
+              durableResults.toArray(),
+              number,
+              tx.nextSeq - 1,
+              upserted,
+              committedAt));
     }
   }
 

@@ -267,12 +267,36 @@ public final class SqliteStore implements Store {
     FunctionCounter.builder("wharf_sqlite_commits", writer, GroupCommitWriter::commits)
         .description("Transactions committed by the SQLite writer, each a group of writes")
         .register(registry);
-    Timer fsyncs =
-        Timer.builder("wharf_sqlite_wal_fsync")
-            .description("fsyncs of the WAL file; a write is answered only after one")
-            .serviceLevelObjectives(FSYNC_BUCKETS)
-            .register(registry);
-    writer.observeSyncs(nanos -> fsyncs.record(nanos, TimeUnit.NANOSECONDS));
+    Timer fsyncs = stageTimer(registry, "wharf_sqlite_wal_fsync",
+        "fsyncs of the WAL file; a write is answered only after one");
+    Timer queued = stageTimer(registry, "wharf_sqlite_write_queued",
+        "Time the oldest write of each batch waited for the writer to start the batch");
+    Timer ran = stageTimer(registry, "wharf_sqlite_batch",
+        "The writer's batches: their writes and their commit");
+    Timer madeDurable = stageTimer(registry, "wharf_sqlite_batch_durable",
+        "From each batch's commit to the return of the WAL fsync that covers it");
+    writer.observeStages(
+        new GroupCommitWriter.Stages() {
+          @Override
+          public void queued(long nanos) {
+            queued.record(nanos, TimeUnit.NANOSECONDS);
+          }
+
+          @Override
+          public void ran(long nanos) {
+            ran.record(nanos, TimeUnit.NANOSECONDS);
+          }
+
+          @Override
+          public void synced(long nanos) {
+            fsyncs.record(nanos, TimeUnit.NANOSECONDS);
+          }
+
+          @Override
+          public void madeDurable(long nanos) {
+            madeDurable.record(nanos, TimeUnit.NANOSECONDS);
+          }
+        });
     FunctionTimer.builder(
             "wharf_sqlite_checkpoint_pass",
             checkpointer,
@@ -308,6 +332,17 @@ public final class SqliteStore implements Store {
         .register(registry);
     Gauge.builder("wharf_sqlite_wal_frames", checkpointer, Checkpointer::walFrames)
         .description("Frames in the WAL as the last checkpoint saw them")
+        .register(registry);
+  }
+
+  /**
+   * A stage of the writes, in the buckets of the fsync: a slow publish or ack shows here whether
+   * it waited for the writer, for the batch before it, or for the disk.
+   */
+  private static Timer stageTimer(MeterRegistry registry, String name, String description) {
+    return Timer.builder(name)
+        .description(description)
+        .serviceLevelObjectives(FSYNC_BUCKETS)
         .register(registry);
   }
 

@@ -1,0 +1,52 @@
+package dev.wharf.store.sqlite;
+
+import static org.assertj.core.api.Assertions.assertThat;
+
+import java.util.concurrent.Semaphore;
+import java.util.concurrent.TimeUnit;
+import java.util.concurrent.atomic.AtomicInteger;
+
+/** Holds every fsync of the WAL while closed, but those it is told to let through. */
+final class SyncGate implements GroupCommitWriter.WalSync {
+  private volatile boolean closed;
+  private final Semaphore passes = new Semaphore(0);
+  private final AtomicInteger held = new AtomicInteger();
+
+  void close() {
+    passes.drainPermits();
+    closed = true;
+  }
+
+  void open() {
+    closed = false;
+    passes.release(1_000_000);
+  }
+
+  void letOneThrough() {
+    passes.release();
+  }
+
+  /** Waits until exactly {@code n} fsyncs are held at the gate. */
+  void awaitHeld(int n) throws InterruptedException {
+    long deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(5);
+    while (held.get() != n) {
+      assertThat(System.nanoTime()).as("%d fsyncs held in time", n).isLessThan(deadline);
+      Thread.sleep(1);
+    }
+  }
+
+  @Override
+  public void sync() {
+    if (!closed) {
+      return;
+    }
+    held.incrementAndGet();
+    try {
+      passes.acquire();
+    } catch (InterruptedException e) {
+      Thread.currentThread().interrupt();
+    } finally {
+      held.decrementAndGet();
+    }
+  }
+}
