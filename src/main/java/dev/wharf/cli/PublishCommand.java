@@ -12,8 +12,8 @@ import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.util.Base64;
-import java.util.LinkedHashMap;
-import java.util.Map;
+import java.util.ArrayList;
+import java.util.List;
 import picocli.CommandLine.ArgGroup;
 import picocli.CommandLine.Command;
 import picocli.CommandLine.Mixin;
@@ -54,8 +54,8 @@ final class PublishCommand implements Runnable {
   @ArgGroup(exclusive = true, multiplicity = "0..1")
   Body body;
 
-  @Option(names = "--header", paramLabel = "K=V", description = "a header (repeatable)")
-  Map<String, String> headers = new LinkedHashMap<>();
+  @Option(names = "--header", paramLabel = "NAME=VALUE", description = "a header (repeatable)")
+  List<String> headers = new ArrayList<>();
 
   @Option(names = "--delay", paramLabel = "DURATION", description = "visible after, e.g. 5s")
   String delay;
@@ -75,7 +75,15 @@ final class PublishCommand implements Runnable {
     setBody(request);
     if (!headers.isEmpty()) {
       ObjectNode h = request.putObject("headers");
-      headers.forEach(h::put);
+      for (String header : headers) {
+        // The value may hold '=' too: only the first one ends the name.
+        int eq = header.indexOf('=');
+        if (eq < 1) {
+          throw new CliException(
+              CliException.FAILED, "--header takes NAME=VALUE, got \"" + header + "\"");
+        }
+        h.put(header.substring(0, eq), header.substring(eq + 1));
+      }
     }
     putDuration(request, "delay", "--delay", delay);
     putDuration(request, "ttl", "--ttl", ttl);

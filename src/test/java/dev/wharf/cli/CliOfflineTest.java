@@ -99,7 +99,10 @@ class CliOfflineTest {
     assertThat(zero.err()).isEqualTo("wharf: --limit must be between 1 and 1000\n");
     CliRun header = CliRun.run("publish", "q2", "--header", "novalue", "--url", url);
     assertThat(header.exitCode()).isEqualTo(1);
-    assertThat(header.err()).contains("KEY=VALUE format but was novalue");
+    assertThat(header.err()).isEqualTo("wharf: --header takes NAME=VALUE, got \"novalue\"\n");
+    CliRun unnamed = CliRun.run("publish", "q2", "--header", "=v", "--url", url);
+    assertThat(unnamed.exitCode()).isEqualTo(1);
+    assertThat(unnamed.err()).isEqualTo("wharf: --header takes NAME=VALUE, got \"=v\"\n");
 
     assertThat(CliRun.run("queues", "inspect", "q", "--nope").exitCode()).isEqualTo(Main.USAGE);
     assertThat(CliRun.run("queues", "inspect").exitCode()).isEqualTo(Main.USAGE);

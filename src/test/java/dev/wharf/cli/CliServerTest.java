@@ -127,6 +127,8 @@ class CliServerTest {
             "{\"invoice\":42}",
             "--header",
             "x-source=cli",
+            "--header",
+            "x-sig=v1=abc",
             "--key",
             "inv-42",
             "--idempotency-key",
@@ -142,6 +144,7 @@ class CliServerTest {
         .contains("state:          ready")
         .contains("key:            inv-42")
         .contains("  x-source: cli")
+        .contains("  x-sig: v1=abc")
         .contains("\"invoice\": 42");
     CliRun delayed = wharf("publish", "billing", "--text", "later", "--delay", "1h");
     assertThat(delayed.exitCode()).isZero();
