@@ -267,14 +267,24 @@ public final class SqliteStore implements Store {
     FunctionCounter.builder("wharf_sqlite_commits", writer, GroupCommitWriter::commits)
         .description("Transactions committed by the SQLite writer, each a group of writes")
         .register(registry);
-    Timer fsyncs = stageTimer(registry, "wharf_sqlite_wal_fsync",
-        "fsyncs of the WAL file; a write is answered only after one");
-    Timer queued = stageTimer(registry, "wharf_sqlite_write_queued",
-        "Time the oldest write of each batch waited for the writer to start the batch");
-    Timer ran = stageTimer(registry, "wharf_sqlite_batch",
-        "The writer's batches: their writes and their commit");
-    Timer madeDurable = stageTimer(registry, "wharf_sqlite_batch_durable",
-        "From each batch's commit to the return of the WAL fsync that covers it");
+    Timer fsyncs =
+        stageTimer(
+            registry,
+            "wharf_sqlite_wal_fsync",
+            "fsyncs of the WAL file; a write is answered only after one");
+    Timer queued =
+        stageTimer(
+            registry,
+            "wharf_sqlite_write_queued",
+            "Time the oldest write of each batch waited for the writer to start the batch");
+    Timer ran =
+        stageTimer(
+            registry, "wharf_sqlite_batch", "The writer's batches: their writes and their commit");
+    Timer madeDurable =
+        stageTimer(
+            registry,
+            "wharf_sqlite_batch_durable",
+            "From each batch's commit to the return of the WAL fsync that covers it");
     writer.observeStages(
         new GroupCommitWriter.Stages() {
           @Override
