@@ -165,30 +165,30 @@ public final class Bench implements Callable<Integer> {
 
   private void runOnce(Target target, Options o, long pid) throws IOException {
     if (scenario.equals("fill")) {
-      emit(measured(pid, () -> FillScenario.run(target, o, queue, messages)));
+      emit(measured(target, pid, () -> FillScenario.run(target, o, queue, messages)));
       return;
     }
     boolean all = scenario.equals("all");
     double publishPeak = 0;
     if (all || scenario.equals("publish")) {
-      Result r = measured(pid, () -> PublishScenario.run(target, o, false));
+      Result r = measured(target, pid, () -> PublishScenario.run(target, o, false));
       publishPeak = ((Number) r.get("publish_msg_per_s")).doubleValue();
       emit(r);
     }
     if (all || scenario.equals("publish-batch")) {
-      emit(measured(pid, () -> PublishScenario.run(target, o, true)));
+      emit(measured(target, pid, () -> PublishScenario.run(target, o, true)));
     }
     if (all || scenario.equals("consume")) {
       for (int b : all ? List.of(1, 100) : List.of(batch)) {
-        emit(measured(pid, () -> ConsumeScenario.run(target, o, b)));
+        emit(measured(target, pid, () -> ConsumeScenario.run(target, o, b)));
       }
     }
     if (all || scenario.equals("latency")) {
       double peak = publishPeak;
-      emit(measured(pid, () -> LatencyScenario.run(target, o, peak)));
+      emit(measured(target, pid, () -> LatencyScenario.run(target, o, peak)));
     }
     if (all || scenario.equals("idle-polls")) {
-      emit(measured(pid, () -> IdlePollsScenario.run(target, o, all)));
+      emit(measured(target, pid, () -> IdlePollsScenario.run(target, o, all)));
     }
   }
 
@@ -196,10 +196,12 @@ public final class Bench implements Callable<Integer> {
     Result run() throws IOException;
   }
 
-  private static Result measured(long pid, Scenario s) throws IOException {
+  private static Result measured(Target target, long pid, Scenario s) throws IOException {
     CpuMeter cpu = new CpuMeter(pid);
+    WriteStages writes = new WriteStages(target);
     Result r = s.run();
     cpu.report(r);
+    writes.report(r);
     return r;
   }
 
