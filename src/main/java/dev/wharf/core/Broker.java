@@ -19,6 +19,7 @@ import java.time.Duration;
 import java.time.Instant;
 import java.time.InstantSource;
 import java.util.ArrayList;
+import java.util.LinkedHashSet;
 import java.util.List;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.CompletionException;
@@ -511,10 +512,12 @@ public final class Broker implements AutoCloseable {
     if (ids != null && (ids.isEmpty() || ids.size() > 1000)) {
       throw new BrokerException.Invalid("ids must hold 1 to 1000 message ids");
     }
+    // A set of messages: an id given twice is one message, moved and counted once.
+    List<String> distinct = ids == null ? null : List.copyOf(new LinkedHashSet<>(ids));
     int total = 0;
     while (true) {
       int n = guard(() -> store.messagesRedrive(
-          new RedriveRequest(s.deadLetterQueue(), queue, ids, clock.instant(), 1000)));
+          new RedriveRequest(s.deadLetterQueue(), queue, distinct, clock.instant(), 1000)));
       total += n;
       madeVisible(queue, n, null);
       if (n < 1000 || ids != null) {

@@ -528,6 +528,31 @@ public abstract class StoreContract {
   }
 
   @Test
+  void anIdRepeatedInARedriveMovesItsMessageOnce() {
+    queue("q", null, null);
+    String id = publish("q", "1");
+    String other = publish("q", "2");
+    for (Delivery d : receive("q", 2)) {
+      broker.settle().dead("q", List.of(d.leaseId()), "x");
+    }
+    String dlq = broker.settings("q").deadLetterQueue();
+
+    // The store itself, given the id three times: one message moved, counted once.
+    assertThat(
+            store.messagesRedrive(
+                new RedriveRequest(dlq, "q", List.of(id, id, id), clock.instant(), 10)))
+        .isEqualTo(1);
+    assertThat(broker.stats("q").counts().ready()).isEqualTo(1);
+    assertThat(broker.stats("q").dead()).isEqualTo(1);
+    // And through the broker.
+    assertThat(broker.redrive("q", List.of(other, other))).isEqualTo(1);
+    assertThat(broker.stats("q").counts().ready()).isEqualTo(2);
+    assertThat(broker.stats("q").dead()).isZero();
+    assertThat(receive("q", 10)).extracting(d -> d.message().id()).containsExactly(id, other);
+    assertThat(broker.stats("q").counts().ready()).isZero();
+  }
+
+  @Test
   void purgeAndDeleteRemoveMessages() {
     queue("q", null, null);
     String keep = publish("q", "1");

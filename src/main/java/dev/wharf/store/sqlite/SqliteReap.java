@@ -14,8 +14,10 @@ import java.sql.SQLException;
 import java.time.Instant;
 import java.util.ArrayList;
 import java.util.HashMap;
+import java.util.HashSet;
 import java.util.List;
 import java.util.Map;
+import java.util.Set;
 
 /** The SQL of the time-driven transitions and of redrive. */
 final class SqliteReap {
@@ -115,9 +117,11 @@ final class SqliteReap {
       due.addAll(held(ps));
     } else {
       PreparedStatement ps = tx.prepare(select + " AND seq = ?");
+      Set<Long> seen = new HashSet<>();
       for (String id : r.ids()) {
         long seq = ids.seq(tx, r.deadLetterQueue(), id);
-        if (seq < 0) {
+        // A repeated id must not move (and count) its message twice.
+        if (seq < 0 || !seen.add(seq)) {
           continue;
         }
         ps.setString(1, r.deadLetterQueue());
