@@ -51,7 +51,7 @@ public final class Broker implements AutoCloseable {
     this.store = store;
     this.clock = clock;
     this.options = options;
-    this.queues = new QueueRegistry(store);
+    this.queues = new QueueRegistry(store, this::watch);
     this.waiters = new Waiters(options.maxWaiters());
     this.metrics = new BrokerMetrics(registry);
     ScheduledThreadPoolExecutor t =

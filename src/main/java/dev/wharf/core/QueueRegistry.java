@@ -9,6 +9,7 @@ import java.util.List;
 import java.util.Map;
 import java.util.TreeMap;
 import java.util.concurrent.ConcurrentHashMap;
+import java.util.function.Consumer;
 
 /**
  * Queue settings held in memory (every request reads them) and written through to the store
@@ -25,8 +26,12 @@ final class QueueRegistry {
    */
   private volatile Map<String, List<String>> dlqTokens = Map.of();
 
-  QueueRegistry(Store store) {
+  /** Told the name of every DLQ created because a queue named it (its depth is watched too). */
+  private final Consumer<String> deadLetterQueueCreated;
+
+  QueueRegistry(Store store, Consumer<String> deadLetterQueueCreated) {
     this.store = store;
+    this.deadLetterQueueCreated = deadLetterQueueCreated;
   }
 
   void load() {
@@ -159,6 +164,7 @@ final class QueueRegistry {
           QueueSettings d = QueueSettings.forDeadLetterQueue();
           store.queuesPut(new QueueRecord(dlq, SettingsCodec.toJson(d), null));
           settings.put(dlq, d);
+          deadLetterQueueCreated.accept(dlq);
         }
       }
     }

@@ -331,6 +331,25 @@ class NativeWalkthroughTest {
         .allSatisfy(l -> assertThat(l).matches("# HELP \\S+ \\S.*"));
   }
 
+  @Test
+  void aDeadLetterQueueMadeWhileServingHasDepthMetrics() {
+    api.put("/v1/queues/fresh", "{\"max_attempts\": 1}");
+    api.post("/v1/queues/fresh/messages", "{\"body\": 1}");
+    String lease = receiveOne("fresh").get("lease_id").asText();
+    api.post("/v1/queues/fresh/nack", "{\"lease_id\": \"" + lease + "\"}");
+    assertThat(api.get("/metrics").text())
+        .contains("wharf_queue_depth{queue=\"fresh.dlq\",state=\"ready\"} 1.0");
+
+    // Deleted, it is made again when the next message dies, and watched again.
+    assertThat(api.delete("/v1/queues/fresh.dlq").status()).isEqualTo(204);
+    assertThat(api.get("/metrics").text()).doesNotContain("queue=\"fresh.dlq\",state=");
+    api.post("/v1/queues/fresh/messages", "{\"body\": 2}");
+    lease = receiveOne("fresh").get("lease_id").asText();
+    api.post("/v1/queues/fresh/nack", "{\"lease_id\": \"" + lease + "\"}");
+    assertThat(api.get("/metrics").text())
+        .contains("wharf_queue_depth{queue=\"fresh.dlq\",state=\"ready\"} 1.0");
+  }
+
   private JsonNode receiveOne(String queue) {
     Reply r = api.post("/v1/queues/" + queue + "/receive", "{\"max\": 1}");
     assertThat(r.status()).isEqualTo(200);
