@@ -75,6 +75,9 @@ public final class WharfApp implements AutoCloseable {
             e);
       } catch (Transport.Unavailable e) {
         throw new StartupException("cannot " + step + ": " + e.getMessage(), e);
+      } catch (java.nio.channels.UnresolvedAddressException e) {
+        throw new StartupException(
+            "cannot " + step + ": the host " + config.server().host() + " does not resolve", e);
       }
       started.push(http);
       return new WharfApp(config, broker, http, started);

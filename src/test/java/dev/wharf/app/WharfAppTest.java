@@ -44,6 +44,18 @@ class WharfAppTest {
   }
 
   @Test
+  void aHostThatDoesNotResolveIsSaidSo() {
+    WharfConfig cfg =
+        config(
+            "server: {host: 'not a host', port: 0}\nstorage: {path: '"
+                + dir.resolve("h.db")
+                + "'}\n");
+    assertThatThrownBy(() -> WharfApp.start(cfg))
+        .isInstanceOf(StartupException.class)
+        .hasMessage("cannot listen on not a host:0: the host not a host does not resolve");
+  }
+
+  @Test
   void metricsShowTheStoresCommitsAndFsyncs() throws Exception {
     WharfConfig cfg =
         config("server: {port: 0}\nstorage: {path: '" + dir.resolve("m.db") + "'}\n");
