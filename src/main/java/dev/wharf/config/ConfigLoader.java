@@ -139,6 +139,22 @@ public final class ConfigLoader {
   private static String syntaxError(JacksonException e) {
     JsonLocation at = e.getLocation();
     String what = e.getOriginalMessage();
+    // The YAML parser's own message quotes the source with markers over several lines; one line
+    // of what went wrong, and where the construct it was reading began, reads better in a list.
+    if (e.getCause() instanceof org.yaml.snakeyaml.error.MarkedYAMLException y
+        && y.getProblem() != null) {
+      what = y.getProblem();
+      if (y.getContext() != null && y.getContextMark() != null) {
+        what +=
+            " ("
+                + y.getContext()
+                + " at line "
+                + (y.getContextMark().getLine() + 1)
+                + ", column "
+                + (y.getContextMark().getColumn() + 1)
+                + ")";
+      }
+    }
     if (at == null || at.getLineNr() < 1) {
       return "not valid YAML: " + what;
     }

@@ -72,7 +72,13 @@ public record ServerConfig(
     // Unset, it is never less than one largest body.
     long maxBodyMemory = n.size("max_body_memory", Math.max(maxBody, d.maxBodyMemory()));
     if (maxBodyMemory < maxBody || maxBodyMemory > (64L << 30)) {
-      n.problems().add(n.pathOf("max_body_memory"), "must be between max_body and 64GB");
+      n.problems()
+          .add(
+              n.pathOf("max_body_memory"),
+              "must be between max_body ("
+                  + ByteSizes.format(maxBody)
+                  + ") and 64GB, got "
+                  + ByteSizes.format(maxBodyMemory));
     }
     Duration maxWait = n.duration("max_wait", d.maxWait());
     within(n, "max_wait", maxWait, Duration.ZERO, Duration.ofMinutes(15));

@@ -359,9 +359,10 @@ class ConfigLoaderTest {
     assertThat(parse("server: {max_body: 4MB, max_body_memory: 4MB}").httpSettings().maxBodyMemory())
         .isEqualTo(4L << 20);
     assertThat(errors("server: {max_body: 4MB, max_body_memory: 2MB}"))
-        .containsExactly("server.max_body_memory: must be between max_body and 64GB");
+        .containsExactly("server.max_body_memory: must be between max_body (4MB) and 64GB, got 2MB");
     assertThat(errors("server: {max_body_memory: 100GB}"))
-        .containsExactly("server.max_body_memory: must be between max_body and 64GB");
+        .containsExactly(
+            "server.max_body_memory: must be between max_body (1MB) and 64GB, got 100GB");
   }
 
   @Test
@@ -369,9 +370,11 @@ class ConfigLoaderTest {
     assertThat(errors("server:\n  port: 1\n  port: 2\n").get(0))
         .startsWith("wharf.yaml: line 3")
         .contains("Duplicate field 'port'");
-    assertThat(errors("server: [\n").get(0))
-        .startsWith("wharf.yaml: line ")
-        .contains("not valid YAML");
+    // One line: what went wrong, and where the construct being read began.
+    assertThat(errors("server: [\n  port: 1\n"))
+        .containsExactly(
+            "wharf.yaml: line 3, column 1: not valid YAML: expected ',' or ']', but got <stream"
+                + " end> (while parsing a flow sequence at line 1, column 9)");
     assertThat(errors("- a\n- b\n")).containsExactly("expected a map, got a list");
   }
 
