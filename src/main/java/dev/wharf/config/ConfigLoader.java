@@ -7,6 +7,7 @@ import com.fasterxml.jackson.databind.JsonNode;
 import com.fasterxml.jackson.databind.ObjectMapper;
 import com.fasterxml.jackson.dataformat.yaml.YAMLFactory;
 import com.fasterxml.jackson.dataformat.yaml.YAMLParser;
+import dev.wharf.core.DeadLetterLoops;
 import java.io.IOException;
 import java.nio.file.Files;
 import java.nio.file.NoSuchFileException;
@@ -101,6 +102,17 @@ public final class ConfigLoader {
               }
               queues.put(name, queue);
             });
+    queues.forEach(
+        (name, queue) -> {
+          String loop =
+              DeadLetterLoops.problem(
+                  name,
+                  queue.settings(),
+                  other -> queues.containsKey(other) ? queues.get(other).settings() : null);
+          if (loop != null) {
+            top.problems().add(queuesNode.pathOf(name) + "." + loop);
+          }
+        });
     JsonNode pullApi = checkedMap(top, "pull_api");
     JsonNode push = checkedMap(top, "push");
     top.rejectUnknown();

@@ -124,6 +124,10 @@ final class QueueRegistry {
     if (!problems.isEmpty()) {
       throw new BrokerException.Invalid(String.join("; ", problems));
     }
+    String loop = DeadLetterLoops.problem(queue, s, settings::get);
+    if (loop != null) {
+      throw new BrokerException.Invalid(loop);
+    }
     String hash = configHash != null ? configHash : configHashes.get(queue);
     store.queuesPut(new QueueRecord(queue, SettingsCodec.toJson(s), hash));
     settings.put(queue, s);

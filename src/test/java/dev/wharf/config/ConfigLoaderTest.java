@@ -324,6 +324,20 @@ class ConfigLoaderTest {
     assertThat(c.queues().get("c").settings().deadLetterQueue()).isEqualTo("a");
     assertThat(errors("queues:\n  d: {dead_letter_queue: d}\n"))
         .containsExactly("queues.d.dead_letter_queue: a queue cannot be its own dead-letter queue");
+    // A loop through other queues of the file: each queue in it is named. A chain that ends is
+    // fine, and so is one into a DLQ the file does not declare.
+    assertThat(
+            errors(
+                "queues:\n  a: {dead_letter_queue: b}\n  b: {dead_letter_queue: c}\n"
+                    + "  c: {dead_letter_queue: a}\n  e: {dead_letter_queue: a}\n"
+                    + "  f: {dead_letter_queue: g}\n"))
+        .containsExactly(
+            "queues.a.dead_letter_queue: leads back to this queue (a -> b -> c -> a), where a"
+                + " message that keeps failing would move round forever",
+            "queues.b.dead_letter_queue: leads back to this queue (b -> c -> a -> b), where a"
+                + " message that keeps failing would move round forever",
+            "queues.c.dead_letter_queue: leads back to this queue (c -> a -> b -> c), where a"
+                + " message that keeps failing would move round forever");
   }
 
   @Test

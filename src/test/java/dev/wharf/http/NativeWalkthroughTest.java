@@ -350,6 +350,26 @@ class NativeWalkthroughTest {
         .contains("wharf_queue_depth{queue=\"fresh.dlq\",state=\"ready\"} 1.0");
   }
 
+  @Test
+  void deadLetterQueuesThatLeadBackAreRefused() {
+    assertThat(api.put("/v1/queues/ca", "{\"dead_letter_queue\": \"cb\"}").status())
+        .isEqualTo(201);
+    Reply loop = api.put("/v1/queues/cb", "{\"dead_letter_queue\": \"ca\"}");
+    assertThat(loop.status()).isEqualTo(400);
+    assertThat(loop.json().get("detail").asText())
+        .isEqualTo(
+            "dead_letter_queue: leads back to this queue (cb -> ca -> cb), where a message that"
+                + " keeps failing would move round forever");
+    // Nothing changed: cb is still the DLQ made for ca, with none of its own.
+    assertThat(api.get("/v1/queues/cb").json().at("/settings/dead_letter_queue").isNull())
+        .isTrue();
+    // A chain that ends is fine.
+    assertThat(api.put("/v1/queues/cb", "{\"dead_letter_queue\": \"cc\"}").status())
+        .isEqualTo(200);
+    assertThat(api.put("/v1/queues/cc", "{\"dead_letter_queue\": \"ca\"}").status())
+        .isEqualTo(400);
+  }
+
   private JsonNode receiveOne(String queue) {
     Reply r = api.post("/v1/queues/" + queue + "/receive", "{\"max\": 1}");
     assertThat(r.status()).isEqualTo(200);
