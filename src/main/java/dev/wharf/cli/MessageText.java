@@ -68,23 +68,24 @@ final class MessageText {
       out.println("headers:");
       for (Iterator<Map.Entry<String, JsonNode>> it = headers.fields(); it.hasNext(); ) {
         var e = it.next();
-        out.println("  " + e.getKey() + ": " + e.getValue().asText());
+        out.println("  " + Printable.of(e.getKey()) + ": " + Printable.of(e.getValue().asText()));
       }
     }
     JsonNode metadata = m.get("metadata");
     if (metadata != null && !metadata.isNull() && !metadata.isEmpty()) {
-      out.println("metadata: " + raw.getOrDefault("metadata", metadata.toString()));
+      out.println(
+          "metadata: " + Printable.of(raw.getOrDefault("metadata", metadata.toString())));
     }
     out.println("body:");
     for (String line : body(m, raw, true).split("\n", -1)) {
-      out.println("  " + line);
+      out.println("  " + Printable.of(line));
     }
     out.flush();
   }
 
   private static void field(PrintWriter out, String name, String value) {
     if (value != null) {
-      out.printf("%-15s %s%n", name + ":", value);
+      out.printf("%-15s %s%n", name + ":", Printable.of(value));
     }
   }
 }

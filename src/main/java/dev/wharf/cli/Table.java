@@ -19,7 +19,7 @@ final class Table {
     }
     List<String> r = new ArrayList<>(cells.length);
     for (Object c : cells) {
-      r.add(c == null ? "-" : oneLine(c.toString()));
+      r.add(c == null ? "-" : Printable.of(oneLine(c.toString())));
     }
     rows.add(r);
     return this;

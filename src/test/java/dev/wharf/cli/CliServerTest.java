@@ -211,6 +211,27 @@ class CliServerTest {
     assertThat(wharf("queues", "peek", "billing").out()).isEqualTo("no ready message in billing\n");
   }
 
+  @Test
+  void controlCharactersFromMessagesReachTheTerminalOnlyAsEscapes() throws Exception {
+    publish("--text", "hi\u001b[31mRED\u0007 \u202eevil\tend");
+    List<Delivery> got = app.broker().receive("billing", 1, Duration.ZERO, null);
+    app.broker().settle().dead("billing", List.of(got.get(0).leaseId()), "x\u001b[2Jy\u0000");
+
+    CliRun dlq = wharf("queues", "dlq", "billing");
+    assertThat(dlq.exitCode()).as(dlq.err()).isZero();
+    assertThat(dlq.out())
+        .contains("x\\u001b[2Jy\\u0000")
+        .contains("hi\\u001b[31mRED\\u0007 \\u202eevil end");
+    app.broker().redrive("billing", null);
+    CliRun peek = wharf("queues", "peek", "billing");
+    assertThat(peek.out()).contains("  hi\\u001b[31mRED\\u0007 \\u202eevil\tend");
+    for (CliRun r : List.of(dlq, peek, wharf("queues", "inspect", "billing"))) {
+      assertThat(r.out().chars().filter(c -> c < 0x20 && c != '\n' && c != '\t' || c == 0x202e))
+          .as(r.out())
+          .isEmpty();
+    }
+  }
+
   /** What the server stored for the queue's messages, oldest first. */
   private static List<String> storedBodies() {
     return app.broker().browse("billing", null, null, 0, 100).stream()
