@@ -99,12 +99,20 @@ public final class Fields {
       return null;
     }
     Duration d;
+    // The routes' own ranges are the core's; these bounds only keep a duration a duration.
     if (n.isIntegralNumber()) {
-      if (!n.canConvertToLong() || n.longValue() < 0 || n.longValue() > ABSURD.toSeconds()) {
-        throw ApiError.invalidBody(name(name) + " is out of range: " + n.asText());
+      if (n.bigIntegerValue().signum() < 0) {
+        throw ApiError.invalidBody(name(name) + " must not be negative, got " + n.asText());
+      }
+      if (!n.canConvertToLong() || n.longValue() > ABSURD.toSeconds()) {
+        throw tooLong(name, n.asText());
       }
       d = Duration.ofSeconds(n.longValue());
     } else if (n.isTextual()) {
+      if (n.textValue().trim().startsWith("-")) {
+        throw ApiError.invalidBody(
+            name(name) + " must not be negative, got \"" + n.textValue() + "\"");
+      }
       try {
         d = Durations.parse(n.textValue());
       } catch (IllegalArgumentException e) {
@@ -115,9 +123,13 @@ public final class Fields {
       throw wrongType(name, "a duration such as \"30s\"");
     }
     if (d.compareTo(ABSURD) > 0) {
-      throw ApiError.invalidBody(name(name) + " is out of range: " + n.asText());
+      throw tooLong(name, "\"" + n.textValue() + "\"");
     }
     return d;
+  }
+
+  private ApiError tooLong(String name, String given) {
+    return ApiError.invalidBody(name(name) + " must be at most 3650d, got " + given);
   }
 
   public List<String> strings(String name) {

@@ -68,7 +68,8 @@ class BadInputTest {
           POST | /v1/queues/q/messages | [1, 2]                                    | 400 | invalid_body | object
           POST | /v1/queues/q/messages | {"body": 1, "delay": true}                | 400 | invalid_body | delay
           POST | /v1/queues/q/messages | {"body": 1, "delay": "-5s"}               | 400 | invalid_body | delay
-          POST | /v1/queues/q/messages | {"body": 1, "delay": "999999999999d"}     | 400 | invalid_body | delay
+          POST | /v1/queues/q/messages | {"body": 1, "delay": "999999999999d"}     | 400 | invalid_body | delay must be at most 3650d, got "999999999999d"
+          POST | /v1/queues/q/messages | {"body": 1, "ttl": "3651d"}               | 400 | invalid_body | ttl must be at most 3650d, got "3651d"
           POST | /v1/queues/q/messages | {"body": 1, "delay": -1}                  | 400 | invalid_body | delay
           POST | /v1/queues/q/messages | {"body": 1, "delay": "31d"}               | 400 | invalid_body | delay
           POST | /v1/queues/q/messages | {"body": 1, "ttl": "soon"}                | 400 | invalid_body | ttl
@@ -95,7 +96,9 @@ class BadInputTest {
           POST | /v1/queues/q/receive | {"max": "ten"}                             | 400 | invalid_body | max
           POST | /v1/queues/q/receive | {"max": 1.5}                               | 400 | invalid_body | max
           POST | /v1/queues/q/receive | {"max": 99999999999}                       | 400 | invalid_body | max
-          POST | /v1/queues/q/receive | {"wait": "-1s"}                            | 400 | invalid_body | wait
+          POST | /v1/queues/q/receive | {"wait": "-1s"}                            | 400 | invalid_body | wait must not be negative, got "-1s"
+          POST | /v1/queues/q/receive | {"wait": -1}                               | 400 | invalid_body | wait must not be negative, got -1
+          POST | /v1/queues/q/receive | {"wait": 99999999999999999999999}          | 400 | invalid_body | wait must be at most 3650d
           POST | /v1/queues/q/receive | {"wait": "31s"}                            | 400 | invalid_body | wait
           POST | /v1/queues/q/receive | {"wait": "99999999999d"}                   | 400 | invalid_body | wait
           POST | /v1/queues/q/receive | {"visibility_timeout": "0s"}               | 400 | invalid_body | visibility_timeout
