@@ -202,7 +202,7 @@ final class QueuesCommand implements Runnable {
       WharfClient.Answer messages, String none, List<String> headings, List<String> fields) {
     List<String> columns = new ArrayList<>(headings);
     columns.add("BODY");
-    Table t = new Table(columns.toArray(String[]::new));
+    Table t = new Table(columns.toArray(String[]::new)).textColumn("BODY");
     List<Map<String, String>> raw = JsonText.membersOfEach(messages.text(), "messages");
     int i = 0;
     for (JsonNode m : messages.json().path("messages")) {

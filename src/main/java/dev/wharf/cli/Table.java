@@ -2,15 +2,25 @@ package dev.wharf.cli;
 
 import java.io.PrintWriter;
 import java.util.ArrayList;
+import java.util.HashSet;
 import java.util.List;
+import java.util.Set;
 
 /** A plain aligned text table: columns padded to their widest cell, numbers on the right. */
 final class Table {
   private final List<String> headers;
   private final List<List<String>> rows = new ArrayList<>();
+  /** Columns of free text, left-aligned even when every cell happens to be a number. */
+  private final Set<String> text = new HashSet<>();
 
   Table(String... headers) {
     this.headers = List.of(headers);
+  }
+
+  /** Marks a column as text: a message body of {@code 3} is not a count. */
+  Table textColumn(String header) {
+    text.add(header);
+    return this;
   }
 
   Table row(Object... cells) {
@@ -35,7 +45,7 @@ final class Table {
     boolean[] numeric = new boolean[n];
     for (int i = 0; i < n; i++) {
       width[i] = headers.get(i).length();
-      numeric[i] = !rows.isEmpty();
+      numeric[i] = !rows.isEmpty() && !text.contains(headers.get(i));
       for (List<String> r : rows) {
         width[i] = Math.max(width[i], r.get(i).length());
         numeric[i] &= r.get(i).matches("-?\\d+|-");

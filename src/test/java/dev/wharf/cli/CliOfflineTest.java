@@ -205,6 +205,29 @@ class CliOfflineTest {
   }
 
   @Test
+  void configCheckWarnsOfRequiredTokensWithNoAdminToken() throws Exception {
+    Path cfg = dir.resolve("wharf.yaml");
+    Files.writeString(
+        cfg,
+        """
+        auth:
+          require_tokens: true
+        queues:
+          billing: {}
+          jobs: {consumer_tokens: [j0bs]}
+        """);
+    CliRun r = CliRun.run("config", "check", "-c", cfg.toString());
+    assertThat(r.exitCode()).isZero();
+    assertThat(r.out())
+        .contains(
+            "  auth:    no admin token (management from loopback only), tokens required on every"
+                + " queue\n")
+        .endsWith(
+            "  warning: require_tokens without an admin token: a queue without consumer_tokens"
+                + " takes no data requests at all (here: billing)\n");
+  }
+
+  @Test
   void configCheckOfAMissingFileFails() {
     CliRun r = CliRun.run("config", "check", "-c", dir.resolve("none.yaml").toString());
     assertThat(r.exitCode()).isEqualTo(1);

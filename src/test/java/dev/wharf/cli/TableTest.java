@@ -26,6 +26,19 @@ class TableTest {
   }
 
   @Test
+  void aTextColumnStaysLeftAlignedWhenItsCellsAreNumbers() {
+    StringWriter s = new StringWriter();
+    new Table("ID", "BODY").textColumn("BODY").row("a", 3).row("b", 1200).print(new PrintWriter(s));
+    assertThat(s.toString())
+        .isEqualTo(
+            """
+            ID  BODY
+            a   3
+            b   1200
+            """);
+  }
+
+  @Test
   void headerOnlyWhenEmpty() {
     StringWriter s = new StringWriter();
     Table t = new Table("A", "B");
