@@ -21,6 +21,7 @@ import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.ConcurrentLinkedQueue;
 import java.util.concurrent.LinkedBlockingQueue;
 import java.util.concurrent.TimeUnit;
+import java.util.function.LongConsumer;
 import java.util.logging.Level;
 import java.util.logging.Logger;
 
@@ -162,22 +163,16 @@ final class GroupCommitWriter implements AutoCloseable {
 
   /**
    * The stages of a write, each in nanoseconds: what a slow write waited for. Called on the
-   * writer's and the fsync thread, so it must be quick: every answer waits for it.
+   * writer's and the fsync thread, so each must be quick: every answer waits for it.
+   *
+   * @param queued the oldest operation of a batch, from its submission to the batch's start
+   * @param ran a batch's operations and its commit
+   * @param synced a WAL fsync that succeeded
+   * @param madeDurable a committed batch, from its commit to the return of the fsync covering it
    */
-  interface Stages {
-    Stages NONE = new Stages() {};
-
-    /** The oldest operation of a batch, from its submission to the batch's start. */
-    default void queued(long nanos) {}
-
-    /** A batch's operations and its commit. */
-    default void ran(long nanos) {}
-
-    /** A WAL fsync that succeeded. */
-    default void synced(long nanos) {}
-
-    /** A committed batch, from its commit to the return of the fsync that covers it. */
-    default void madeDurable(long nanos) {}
+  record Stages(
+      LongConsumer queued, LongConsumer ran, LongConsumer synced, LongConsumer madeDurable) {
+    static final Stages NONE = new Stages(n -> {}, n -> {}, n -> {}, n -> {});
   }
 
   /** A committed claim and its deliveries, to answer once every message in them is durable. */
@@ -231,7 +226,7 @@ final class GroupCommitWriter implements AutoCloseable {
       long began = System.nanoTime();
       try {
         walSync.sync();
-        stages.synced(System.nanoTime() - began);
+        stages.synced().accept(System.nanoTime() - began);
       } catch (java.io.IOException | RuntimeException e) {
         // The commits happened but may not be durable: never claim they are. Fail the callers;
         // the rows stay and are seen (and reported) by whoever reads them next.
@@ -248,7 +243,7 @@ final class GroupCommitWriter implements AutoCloseable {
       long synced = System.nanoTime();
       for (Runnable r : ready) {
         if (r instanceof Completion c) {
-          stages.madeDurable(synced - c.committedNanos());
+          stages.madeDurable().accept(synced - c.committedNanos());
           durableSeq = Math.max(durableSeq, c.maxSeq());
           c.upserted().forEach(seq -> upsertsInFlight.remove(seq, c.number()));
         }
@@ -379,10 +374,10 @@ final class GroupCommitWriter implements AutoCloseable {
         if (first != null) {
           batch.add(first);
           queue.drainTo(batch, MAX_BATCH - 1);
-          stages.queued(began - first.submittedNanos());
+          stages.queued().accept(began - first.submittedNanos());
         }
         runBatch(batch);
-        stages.ran(System.nanoTime() - began);
+        stages.ran().accept(System.nanoTime() - began);
         betweenBatches.run(conn);
       } catch (InterruptedException e) {
         break;

@@ -286,27 +286,11 @@ public final class SqliteStore implements Store {
             "wharf_sqlite_batch_durable",
             "From each batch's commit to the return of the WAL fsync that covers it");
     writer.observeStages(
-        new GroupCommitWriter.Stages() {
-          @Override
-          public void queued(long nanos) {
-            queued.record(nanos, TimeUnit.NANOSECONDS);
-          }
-
-          @Override
-          public void ran(long nanos) {
-            ran.record(nanos, TimeUnit.NANOSECONDS);
-          }
-
-          @Override
-          public void synced(long nanos) {
-            fsyncs.record(nanos, TimeUnit.NANOSECONDS);
-          }
-
-          @Override
-          public void madeDurable(long nanos) {
-            madeDurable.record(nanos, TimeUnit.NANOSECONDS);
-          }
-        });
+        new GroupCommitWriter.Stages(
+            nanos -> queued.record(nanos, TimeUnit.NANOSECONDS),
+            nanos -> ran.record(nanos, TimeUnit.NANOSECONDS),
+            nanos -> fsyncs.record(nanos, TimeUnit.NANOSECONDS),
+            nanos -> madeDurable.record(nanos, TimeUnit.NANOSECONDS)));
     FunctionTimer.builder(
             "wharf_sqlite_checkpoint_pass",
             checkpointer,
