@@ -15,7 +15,10 @@ final class BrokerMetrics {
   enum Event {
     PUBLISHED("wharf_messages_published", "Messages published to the queue (each of a batch)"),
     ACKED("wharf_messages_acked", "Messages acked: done and deleted"),
-    NACKED("wharf_messages_nacked", "Leases nacked or deferred: the message ready again"),
+    NACKED("wharf_messages_nacked", "Leases nacked: the message ready again, now or later"),
+    DEFERRED(
+        "wharf_messages_deferred",
+        "Leases deferred: the message ready again without using up an attempt"),
     DEAD("wharf_messages_dead", "Messages moved to the queue's dead-letter queue"),
     EXPIRED("wharf_messages_expired", "Messages whose TTL ended before they were acked"),
     DROPPED("wharf_messages_dropped", "Messages that died in a queue without a DLQ, deleted");
@@ -57,8 +60,14 @@ final class BrokerMetrics {
     receiveWait.record(d);
   }
 
-  /** Registers depth gauges for a queue; {@code state} reads the current count of one state. */
+  /**
+   * Registers depth gauges for a queue, and its counters at zero: a counter that first appears at
+   * 1 loses that first message to a rate over it. {@code state} reads the count of one state.
+   */
   void watchDepth(String queue, Function<String, Long> depthOfState) {
+    for (Event e : Event.values()) {
+      counter(queue, e);
+    }
     gauges.computeIfAbsent(
         queue,
         q ->

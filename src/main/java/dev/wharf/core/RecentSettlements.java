@@ -25,8 +25,9 @@ final class RecentSettlements {
     }
   }
 
-  void remember(String leaseId, Outcome outcome, long nowMillis) {
-    long h = hash(leaseId);
+  /** A lease's outcome, remembered for the queue whose route settled it and for no other. */
+  void remember(String queue, String leaseId, Outcome outcome, long nowMillis) {
+    long h = hash(queue, leaseId);
     int slot = (int) (h & (SLOTS - 1));
     synchronized (locks[slot & (STRIPES - 1)]) {
       hashes[slot] = h;
@@ -34,9 +35,9 @@ final class RecentSettlements {
     }
   }
 
-  /** The outcome a lease was settled with within the window, or null. */
-  Outcome recall(String leaseId, long nowMillis) {
-    long h = hash(leaseId);
+  /** The outcome a lease was settled with on this queue within the window, or null. */
+  Outcome recall(String queue, String leaseId, long nowMillis) {
+    long h = hash(queue, leaseId);
     int slot = (int) (h & (SLOTS - 1));
     long stamp;
     synchronized (locks[slot & (STRIPES - 1)]) {
@@ -51,12 +52,20 @@ final class RecentSettlements {
     return Outcome.values()[(int) (stamp & 0xff)];
   }
 
-  private static long hash(String s) {
+  private static long hash(String queue, String leaseId) {
     long h = 0xcbf29ce484222325L;
+    h = mix(h, queue);
+    // A queue name never holds a NUL: the two names cannot run into one another.
+    h = (h ^ 0) * 0x100000001b3L;
+    h = mix(h, leaseId);
+    return h == 0 ? 1 : h;
+  }
+
+  private static long mix(long h, String s) {
     for (int i = 0; i < s.length(); i++) {
       h ^= s.charAt(i);
       h *= 0x100000001b3L;
     }
-    return h == 0 ? 1 : h;
+    return h;
   }
 }

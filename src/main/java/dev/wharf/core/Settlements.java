@@ -35,7 +35,7 @@ public final class Settlements {
   }
 
   public List<LeaseOutcome> nack(String queue, List<String> leaseIds, Duration delay) {
-    return Broker.await(nackAsync(queue, leaseIds, delay));
+    return Broker.await(nackAsync(queue, leaseIds, delay, null));
   }
 
   public List<LeaseOutcome> dead(String queue, List<String> leaseIds, String reason) {
@@ -65,20 +65,28 @@ public final class Settlements {
     return run(queue, SettleKind.ACK, leaseIds, null, null, null, permissive);
   }
 
-  /** Back to the queue after {@code delay}; to the DLQ when the attempts are used up. */
+  /**
+   * Back to the queue after {@code delay}; to the DLQ when the attempts are used up, with
+   * {@code reason} as its dead reason when given (else {@code max_attempts_exceeded}).
+   */
   public CompletableFuture<List<LeaseOutcome>> nackAsync(
-      String queue, List<String> leaseIds, Duration delay) {
+      String queue, List<String> leaseIds, Duration delay, String reason) {
     Broker.checkRange("delay", delay, Duration.ZERO, Duration.ofDays(30));
-    return run(queue, SettleKind.RETRY, leaseIds, delay, null, null, false);
+    checkReason(reason);
+    return run(queue, SettleKind.RETRY, leaseIds, delay, null, reason, false);
   }
 
   /** Straight to the DLQ with a reason. */
   public CompletableFuture<List<LeaseOutcome>> deadAsync(
       String queue, List<String> leaseIds, String reason) {
+    checkReason(reason);
+    return run(queue, SettleKind.DEAD, leaseIds, null, null, reason, false);
+  }
+
+  private static void checkReason(String reason) {
     if (reason != null && reason.length() > 1024) {
       throw new BrokerException.Invalid("reason must be at most 1024 characters");
     }
-    return run(queue, SettleKind.DEAD, leaseIds, null, null, reason, false);
   }
 
   /** Back to the queue after {@code delay}, the attempt not counted. */
@@ -142,7 +150,7 @@ public final class Settlements {
     for (LeaseOutcome o : stored) {
       if (o.outcome().succeeded()) {
         if (kind != SettleKind.EXTEND) {
-          recent.remember(o.leaseId(), o.outcome(), nowMs);
+          recent.remember(queue, o.leaseId(), o.outcome(), nowMs);
         }
         count(queue, o.outcome());
         if (o.outcome() == Outcome.RETRIED || o.outcome() == Outcome.DEFERRED
@@ -153,7 +161,7 @@ public final class Settlements {
         }
         out.add(o);
       } else {
-        Outcome earlier = recent.recall(o.leaseId(), nowMs);
+        Outcome earlier = recent.recall(queue, o.leaseId(), nowMs);
         out.add(earlier != null ? LeaseOutcome.of(o.leaseId(), earlier) : o);
       }
     }
@@ -172,7 +180,8 @@ public final class Settlements {
     BrokerMetrics m = broker.metrics();
     switch (o) {
       case ACKED -> m.count(queue, Event.ACKED, 1);
-      case RETRIED, DEFERRED -> m.count(queue, Event.NACKED, 1);
+      case RETRIED -> m.count(queue, Event.NACKED, 1);
+      case DEFERRED -> m.count(queue, Event.DEFERRED, 1);
       case DEAD -> m.count(queue, Event.DEAD, 1);
       case DROPPED -> m.count(queue, Event.DROPPED, 1);
       default -> {}

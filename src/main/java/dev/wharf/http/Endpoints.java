@@ -157,9 +157,22 @@ public final class Endpoints {
   private void answer(Request req, Response res, String template, ApiError e) {
     long started = System.nanoTime();
     fail(res, e);
+    String method = methodLabel(req.method());
     fallbackTimers
-        .computeIfAbsent(template + ' ' + req.method(), k -> metrics.route(template, req.method()))
+        .computeIfAbsent(template + ' ' + method, k -> metrics.route(template, method))
         .record(e.status(), System.nanoTime() - started);
+  }
+
+  /** HTTP's own methods, the only ones that name a series of their own. */
+  private static final Set<String> KNOWN_METHODS =
+      Set.of("GET", "HEAD", "POST", "PUT", "PATCH", "DELETE", "OPTIONS", "TRACE", "CONNECT");
+
+  /**
+   * The method as a metric label: any client may send a method of its own making, and each would
+   * otherwise add a histogram to every scrape, for as long as the server runs.
+   */
+  static String methodLabel(String method) {
+    return KNOWN_METHODS.contains(method) ? method : "OTHER";
   }
 
   /**

@@ -29,7 +29,7 @@ public final class ErrorMapper {
     }
     if (t instanceof BadRequest e) {
       // Something in the request itself could not be read: a bad escape, a bad header value.
-      return new ApiError(400, "invalid_request", e.getMessage());
+      return new ApiError(400, e.code(), e.getMessage());
     }
     LOG.log(Level.WARNING, "unexpected failure while handling a request", t);
     return new ApiError(500, "internal", "internal error");

@@ -11,6 +11,7 @@ import java.net.Socket;
 import java.net.http.HttpRequest.BodyPublishers;
 import java.nio.charset.StandardCharsets;
 import java.nio.file.Path;
+import java.util.List;
 import java.util.stream.Collectors;
 import java.util.stream.IntStream;
 import org.junit.jupiter.api.AfterAll;
@@ -113,6 +114,7 @@ class BadInputTest {
           POST | /v1/queues/q/ack    | {"lease_id": "a", "delay": "1s"}            | 400 | invalid_body | delay
           POST | /v1/queues/q/nack   | {"lease_id": "a", "dead": "yes"}            | 400 | invalid_body | dead
           POST | /v1/queues/q/nack   | {"lease_id": "a", "delay": "-3s"}           | 400 | invalid_body | delay
+          POST | /v1/queues/q/nack   | {"lease_id": "a", "dead": true, "delay": "1s"} | 400 | invalid_body | delay has no meaning with dead: true
           POST | /v1/queues/q/extend | {"lease_id": "a"}                           | 400 | invalid_body | by
           POST | /v1/queues/q/extend | {"lease_id": "a", "by": "0s"}               | 400 | invalid_body | by must be between 1s and 12h, got 0s
           POST | /v1/queues/q/extend | {"lease_id": "a", "by": "13h"}              | 400 | invalid_body | by must be between 1s and 12h, got 13h
@@ -170,6 +172,19 @@ class BadInputTest {
             ? api.send(method, path, BodyPublishers.noBody(), null)
             : api.send(method, path, BodyPublishers.ofString(body), "application/json");
     assertError(r, status, code, detail);
+  }
+
+  @Test
+  void aNacksReasonIsBoundedWhetherOrNotItIsDead() {
+    String reason = "x".repeat(1025);
+    for (String dead : List.of("", ", \"dead\": true")) {
+      String body = "{\"lease_id\": \"a\", \"reason\": \"" + reason + "\"" + dead + "}";
+      assertError(
+          api.post("/v1/queues/q/nack", body),
+          400,
+          "invalid_body",
+          "reason must be at most 1024 characters");
+    }
   }
 
   @Test
@@ -290,6 +305,28 @@ class BadInputTest {
       assertThat(status).as(statusLine).isLessThan(500);
     }
     assertError(api.get("/v1/queues/nope"), 404, "queue_not_found", null);
+  }
+
+  @Test
+  void aMalformedEscapeInTheQueryIsABadParameterAndInThePathABadRequest() throws Exception {
+    assertThat(raw("GET /v1/queues/q/messages?limit=%ZZ"))
+        .startsWith("HTTP/1.1 400")
+        .contains("\"code\":\"invalid_param\"", "the query string has a malformed %-escape");
+    assertThat(raw("GET /v1/queues/%ZZ"))
+        .startsWith("HTTP/1.1 400")
+        .contains("\"code\":\"invalid_request\"", "malformed escape");
+  }
+
+  /** The whole answer to one request sent as it is, the connection closed after it. */
+  private String raw(String requestLine) throws Exception {
+    try (Socket socket = new Socket("127.0.0.1", server.http.port())) {
+      socket.setSoTimeout(10_000);
+      socket
+          .getOutputStream()
+          .write((requestLine + " HTTP/1.1\r\nHost: t\r\nConnection: close\r\n\r\n")
+              .getBytes(StandardCharsets.US_ASCII));
+      return new String(socket.getInputStream().readAllBytes(), StandardCharsets.UTF_8);
+    }
   }
 
   private void assertError(Reply r, int status, String code, String detail) {

@@ -8,6 +8,7 @@ import java.net.http.HttpRequest.BodyPublishers;
 import java.nio.file.Path;
 import java.time.Duration;
 import java.util.Base64;
+import java.util.List;
 import java.util.regex.Matcher;
 import java.util.regex.Pattern;
 import org.junit.jupiter.api.AfterEach;
@@ -71,6 +72,12 @@ class NativeWalkthroughTest {
     Reply again = api.post("/v1/queues/billing/ack", "{\"lease_ids\": [\"" + lease(m) + "\"]}");
     assertThat(again.status()).isEqualTo(200);
     assertThat(again.json().at("/results/0/outcome").asText()).isEqualTo("acked");
+    // On another queue's route the lease was never held: the answer is the conflict it was before
+    // the ack, not the ack's outcome.
+    api.put("/v1/queues/elsewhere", "{}");
+    Reply foreign = api.post("/v1/queues/elsewhere/ack", "{\"lease_id\": \"" + lease(m) + "\"}");
+    assertThat(foreign.status()).isEqualTo(409);
+    assertThat(foreign.json().at("/results/0/outcome").asText()).isEqualTo("lease_not_found");
 
     // Second message: nacked until its attempts run out, then it is in the DLQ.
     String id2 =
@@ -329,6 +336,47 @@ class NativeWalkthroughTest {
         .filteredOn(l -> l.startsWith("# HELP wharf_"))
         .isNotEmpty()
         .allSatisfy(l -> assertThat(l).matches("# HELP \\S+ \\S.*"));
+  }
+
+  @Test
+  void aQueuesCountersStartAtZeroAndDefersAreNotNacks() {
+    api.put("/v1/queues/d", "{}");
+    String fresh = api.get("/metrics").text();
+    for (String c :
+        List.of("published", "acked", "nacked", "deferred", "dead", "expired", "dropped")) {
+      assertThat(fresh).contains("wharf_messages_" + c + "_total{queue=\"d\"} 0.0");
+    }
+
+    api.post("/v1/queues/d/messages", "{\"body\": 1}");
+    String lease = receiveOne("d").get("lease_id").asText();
+    assertThat(api.post("/v1/queues/d/defer", "{\"lease_id\": \"" + lease + "\"}").status())
+        .isEqualTo(200);
+    lease = receiveOne("d").get("lease_id").asText();
+    api.post("/v1/queues/d/nack", "{\"lease_id\": \"" + lease + "\"}");
+
+    assertThat(api.get("/metrics").text())
+        .contains("wharf_messages_deferred_total{queue=\"d\"} 1.0")
+        .contains("wharf_messages_nacked_total{queue=\"d\"} 1.0");
+  }
+
+  @Test
+  void methodsOfAClientsOwnMakingShareOneMetricLabel() {
+    api.put("/v1/queues/m", "{}");
+    for (String method : List.of("BREW", "WHEN", "XYZZY")) {
+      assertThat(api.send(method, "/v1/queues/m/ack", BodyPublishers.noBody(), null).status())
+          .isEqualTo(405);
+      assertThat(api.send(method, "/nowhere", BodyPublishers.noBody(), null).status())
+          .isEqualTo(404);
+    }
+    api.send("DELETE", "/v1/queues/m/ack", BodyPublishers.noBody(), null);
+
+    String metrics = api.get("/metrics").text();
+    String count = "wharf_http_request_seconds_count";
+    assertThat(metrics)
+        .doesNotContain("method=\"BREW\"", "method=\"WHEN\"", "method=\"XYZZY\"")
+        .contains(count + "{method=\"DELETE\",route=\"/v1/queues/{name}/ack\",status=\"405\"} 1\n")
+        .contains(count + "{method=\"OTHER\",route=\"/v1/queues/{name}/ack\",status=\"405\"} 3\n")
+        .contains(count + "{method=\"OTHER\",route=\"unmatched\",status=\"404\"} 3\n");
   }
 
   @Test

@@ -53,9 +53,15 @@ public final class SettleService {
     Duration delay = f.duration("delay");
     String reason = f.string("reason");
     if (Boolean.TRUE.equals(f.bool("dead"))) {
+      if (delay != null) {
+        // A dead message is not retried: a delay given with it is a mistake, not a no-op.
+        throw ApiError.invalidBody("delay has no meaning with dead: true");
+      }
       answer(res, broker.settle().deadAsync(queue, ids, reason));
     } else {
-      answer(res, broker.settle().nackAsync(queue, ids, delay == null ? Duration.ZERO : delay));
+      answer(
+          res,
+          broker.settle().nackAsync(queue, ids, delay == null ? Duration.ZERO : delay, reason));
     }
   }
 

@@ -83,7 +83,8 @@ public final class Request {
       try {
         query = new QueryStringDecoder(uri).parameters();
       } catch (IllegalArgumentException e) {
-        throw new BadRequest("the query string is malformed: " + e.getMessage());
+        // The decoder's own message names its internals and repeats the whole target.
+        throw new BadRequest("invalid_param", "the query string has a malformed %-escape");
       }
     }
     return query;
