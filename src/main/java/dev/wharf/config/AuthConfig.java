@@ -1,5 +1,7 @@
 package dev.wharf.config;
 
+import dev.wharf.core.BearerTokens;
+
 /**
  * The {@code auth} section.
  *
@@ -14,6 +16,9 @@ public record AuthConfig(String adminToken, boolean requireTokens) {
 
   static AuthConfig read(ConfigNode n) {
     String token = n.string("admin_token", null);
+    if (token != null && !token.isEmpty() && BearerTokens.problem(token) != null) {
+      n.problem("admin_token", BearerTokens.problem(token));
+    }
     boolean require = n.bool("require_tokens", false);
     n.rejectUnknown();
     // An empty token (say from ${ADMIN_TOKEN:-}) means none rather than "the empty string".

@@ -79,6 +79,11 @@ final class ConfigNode {
     return out;
   }
 
+  /** Reports a problem with the value at {@code key}, which a reader checked itself. */
+  void problem(String key, String message) {
+    problems.add(pathOf(key), message);
+  }
+
   String string(String key, String dflt) {
     JsonNode v = raw(key);
     if (v == null) {

@@ -87,8 +87,9 @@ public record QueueSettings(
       out.add("ttl: must be between 0s and 365d");
     }
     for (String t : consumerTokens) {
-      if (t == null || t.isBlank()) {
-        out.add("consumer_tokens: tokens must not be empty");
+      String problem = BearerTokens.problem(t);
+      if (problem != null) {
+        out.add("consumer_tokens: " + problem);
         break;
       }
     }

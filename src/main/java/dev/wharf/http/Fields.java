@@ -89,7 +89,38 @@ public final class Fields {
     if (!n.isTextual()) {
       throw wrongType(name, "a string");
     }
-    return n.textValue();
+    return text(name(name), n.textValue());
+  }
+
+  /**
+   * A string as stored: one holding half a surrogate pair (a JSON escape can spell one) would be
+   * stored as {@code ?}, and two different keys or headers would become one.
+   */
+  public static String text(String field, String s) {
+    int at = Utf8.loneSurrogate(s);
+    if (at >= 0) {
+      throw ApiError.invalidBody(
+          field + " holds half a surrogate pair (\\u" + String.format("%04x", (int) s.charAt(at))
+              + "), which is not a character");
+    }
+    return s;
+  }
+
+  /** Every string of a tree, field names included, as {@link #text}. */
+  private static void texts(String field, JsonNode n) {
+    if (n.isTextual()) {
+      text(field, n.textValue());
+    } else if (n.isObject()) {
+      for (var it = n.fields(); it.hasNext(); ) {
+        var e = it.next();
+        text(field, e.getKey());
+        texts(field + "." + e.getKey(), e.getValue());
+      }
+    } else if (n.isArray()) {
+      for (int i = 0; i < n.size(); i++) {
+        texts(field + "[" + i + "]", n.get(i));
+      }
+    }
   }
 
   /** A duration string ({@code 30s}) or a whole number of seconds. */
@@ -145,7 +176,7 @@ public final class Fields {
       if (!e.isTextual()) {
         throw wrongType(name, "an array of strings");
       }
-      out.add(e.textValue());
+      out.add(text(name(name), e.textValue()));
     }
     return out;
   }
@@ -164,7 +195,8 @@ public final class Fields {
       if (!e.getValue().isTextual()) {
         throw ApiError.invalidBody(name(name) + "." + e.getKey() + " must be a string");
       }
-      out.put(e.getKey(), e.getValue().textValue());
+      text(name(name), e.getKey());
+      out.put(e.getKey(), text(name(name) + "." + e.getKey(), e.getValue().textValue()));
     }
     return out;
   }
@@ -177,6 +209,7 @@ public final class Fields {
     if (!n.isObject()) {
       throw wrongType(name, "an object");
     }
+    texts(name(name), n);
     return (ObjectNode) n;
   }
 

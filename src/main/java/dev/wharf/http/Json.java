@@ -5,6 +5,7 @@ import com.fasterxml.jackson.core.JsonFactory;
 import com.fasterxml.jackson.core.JsonLocation;
 import com.fasterxml.jackson.core.JsonParser;
 import com.fasterxml.jackson.core.JsonToken;
+import com.fasterxml.jackson.core.StreamReadConstraints;
 import com.fasterxml.jackson.core.StreamReadFeature;
 import com.fasterxml.jackson.core.exc.StreamConstraintsException;
 import com.fasterxml.jackson.core.util.JsonRecyclerPools;
@@ -24,6 +25,14 @@ public final class Json {
               // buffer pool would allocate new buffers for every request.
               JsonFactory.builder()
                   .recyclerPool(JsonRecyclerPools.sharedConcurrentDequePool())
+                  // The body is bounded by server.max_body (up to 1 GB); a string or name within
+                  // it is no larger a risk than the body, and a text or bytes message is one
+                  // string as long as the message.
+                  .streamReadConstraints(
+                      StreamReadConstraints.builder()
+                          .maxStringLength(Integer.MAX_VALUE)
+                          .maxNameLength(Integer.MAX_VALUE)
+                          .build())
                   .build())
           .enable(StreamReadFeature.STRICT_DUPLICATE_DETECTION)
           .enable(DeserializationFeature.FAIL_ON_TRAILING_TOKENS)

@@ -33,6 +33,7 @@ public final class RequestBodies {
       }
       return Json.MAPPER.createObjectNode();
     }
+    checkUtf8(bytes);
     JsonNode node;
     try {
       node = Json.MAPPER.readTree(bytes);
@@ -61,7 +62,16 @@ public final class RequestBodies {
     if (bytes.length == 0 || isBlank(bytes)) {
       throw ApiError.invalidBody("a JSON body is required");
     }
+    checkUtf8(bytes);
     return bytes;
+  }
+
+  /** JSON is UTF-8; a body that is not is refused whole, not read leniently. */
+  private static void checkUtf8(byte[] bytes) {
+    int at = Utf8.firstInvalid(bytes);
+    if (at >= 0) {
+      throw ApiError.invalidBody("the body is not valid UTF-8 at byte " + at);
+    }
   }
 
   /** The raw body, at most the configured number of bytes. */

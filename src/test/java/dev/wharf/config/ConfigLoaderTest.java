@@ -227,6 +227,24 @@ class ConfigLoaderTest {
   }
 
   @Test
+  void tokensThatCouldNeverBePresentedAreErrors() {
+    assertThat(
+            errors(
+                """
+                auth:
+                  admin_token: " padded"
+                queues:
+                  q:
+                    consumer_tokens: ["ok", "trailing "]
+                """))
+        .containsExactlyInAnyOrder(
+            "auth.admin_token: a token must not begin or end with a space (the header it is sent"
+                + " in is trimmed)",
+            "queues.q.consumer_tokens: a token must not begin or end with a space (the header it"
+                + " is sent in is trimmed)");
+  }
+
+  @Test
   void everyErrorIsListedByPath() {
     List<String> errors =
         errors(

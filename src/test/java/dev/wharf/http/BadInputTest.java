@@ -88,6 +88,14 @@ class BadInputTest {
           POST | /v1/queues/q/messages | {"messages": [{"body": 1, "headers": {"": "v"}}]} | 400 | invalid_body | messages[0].headers
           POST | /v1/queues/q/messages | {"messages": [{"body": 1}, {"body": 1, "headers": {"x\\u007f": "v"}}]} | 400 | invalid_body | messages[1].headers
           POST | /v1/queues/q/messages | {"body": NaN}                             | 400 | invalid_body | malformed JSON: NaN is not a JSON number at line 1, column
+          # half a surrogate pair is not a character: stored it would read "?", and keys would merge
+          POST | /v1/queues/q/messages | {"body": 1, "idempotency_key": "evt-\\ud800"} | 400 | invalid_body | idempotency_key holds half a surrogate pair (\\ud800)
+          POST | /v1/queues/q/messages | {"body": 1, "key": "\\udfff"}             | 400 | invalid_body | key holds half a surrogate pair (\\udfff)
+          POST | /v1/queues/q/messages | {"body": 1, "headers": {"x-\\ud800": "1"}} | 400 | invalid_body | headers holds half a surrogate pair
+          POST | /v1/queues/q/messages | {"body": 1, "headers": {"x": "\\ud800"}}  | 400 | invalid_body | headers.x holds half a surrogate pair
+          POST | /v1/queues/q/messages | {"body": 1, "metadata": {"a": ["\\udc00"]}} | 400 | invalid_body | metadata.a[0] holds half a surrogate pair
+          POST | /v1/queues/q/messages | {"body": "ab\\ud800", "content_type": "text"} | 400 | invalid_body | body holds half a surrogate pair
+          POST | /v1/queues/q/messages | {"messages": [{"body": 1}, {"body": 1, "key": "\\ud800x"}]} | 400 | invalid_body | messages[1].key holds half
           POST | /v1/queues/nope/messages | {"body": 1}                            | 404 | queue_not_found | nope
           # receive
           POST | /v1/queues/q/receive | {"max": 0}                                 | 400 | invalid_body | max must be between 1 and 100, got 0
@@ -124,6 +132,8 @@ class BadInputTest {
           PUT  | /v1/queues/q        | {"max_attempts": -1}                        | 400 | invalid_body | max_attempts
           PUT  | /v1/queues/q        | {"colour": "red"}                           | 400 | invalid_body | colour
           PUT  | /v1/queues/q        | {"consumer_tokens": [1]}                    | 400 | invalid_body | consumer_tokens
+          PUT  | /v1/queues/q        | {"consumer_tokens": [" padded "]}           | 400 | invalid_body | consumer_tokens: a token must not begin or end with a space
+          PUT  | /v1/queues/q        | {"consumer_tokens": ["a\\u0001b"]}         | 400 | invalid_body | consumer_tokens: a token must not hold control characters
           PUT  | /v1/queues/q        | {"dead_letter_queue": "q"}                  | 400 | invalid_body | dead_letter_queue
           PUT  | /v1/queues/bad%20name | {}                                        | 400 | invalid_body | name
           POST | /v1/queues/q/dlq/redrive | {"ids": "all"}                         | 400 | invalid_body | ids
@@ -172,6 +182,40 @@ class BadInputTest {
             ? api.send(method, path, BodyPublishers.noBody(), null)
             : api.send(method, path, BodyPublishers.ofString(body), "application/json");
     assertError(r, status, code, detail);
+  }
+
+  @ParameterizedTest
+  @CsvSource({
+    // overlong "/", an encoded surrogate, past U+10FFFF, a lone continuation byte, cut short
+    "'{\"body\": {\"a\": \"#C0#AF\"}}', 16",
+    "'{\"body\": \"a#ED#A0#80\", \"content_type\": \"text\"}', 11",
+    "'{\"body\": 1, \"headers\": {\"x\": \"#F4#90#80#80\"}}', 30",
+    "'{\"body\": \"#80\"}', 10",
+    "'{\"body\": \"#E2#82\"}', 10",
+  })
+  void aBodyThatIsNotUtf8IsRefusedWhole(String template, int at) {
+    Reply r =
+        api.send(
+            "POST",
+            "/v1/queues/q/messages",
+            BodyPublishers.ofByteArray(bytes(template)),
+            "application/json");
+    assertError(r, 400, "invalid_body", "the body is not valid UTF-8 at byte " + at);
+  }
+
+  /** The template's ASCII, with each #XX the byte of that hex value. */
+  private static byte[] bytes(String template) {
+    java.io.ByteArrayOutputStream out = new java.io.ByteArrayOutputStream();
+    for (int i = 0; i < template.length(); i++) {
+      char c = template.charAt(i);
+      if (c == '#') {
+        out.write(Integer.parseInt(template.substring(i + 1, i + 3), 16));
+        i += 2;
+      } else {
+        out.write(c);
+      }
+    }
+    return out.toByteArray();
   }
 
   @Test

@@ -15,6 +15,7 @@ import dev.wharf.http.Json;
 import dev.wharf.store.ContentType;
 import java.io.IOException;
 import java.nio.charset.StandardCharsets;
+import java.time.Duration;
 import java.util.ArrayList;
 import java.util.Arrays;
 import java.util.Base64;
@@ -163,7 +164,8 @@ final class PublishParser {
           headers == null ? Map.of() : headers,
           metadata == null ? null : metadata.toString(),
           f.duration("delay"),
-          f.duration("ttl"),
+          // Absent takes the queue's ttl; null, like "0s", is none.
+          f.isNull("ttl") ? Duration.ZERO : f.duration("ttl"),
           f.string("idempotency_key"),
           f.string("key"));
     }
@@ -235,7 +237,7 @@ final class PublishParser {
           if (rawBody != null || !body.isTextual()) {
             throw ApiError.invalidBody(f.name("body") + " must be a string for content_type text");
           }
-          return body.textValue().getBytes(StandardCharsets.UTF_8);
+          return Fields.text(f.name("body"), body.textValue()).getBytes(StandardCharsets.UTF_8);
         }
         default -> {
           if (rawBody != null || !body.isTextual()) {

@@ -32,6 +32,20 @@ class PublishParserTest {
   }
 
   @Test
+  void aTtlOfNullIsNoneWhereAnAbsentOneIsTheQueues() {
+    assertThat(parse("{\"body\": 1, \"ttl\": null}").messages().get(0).ttl()).isZero();
+    assertThat(parse("{\"body\": 1}").messages().get(0).ttl()).isNull();
+  }
+
+  @Test
+  void aTextBodyIsAsLongAsTheBodyLimitAllowsNotAsTheJsonLibrarysDefault() {
+    // 20,000,000 characters is the parser's own default cap on a string.
+    String text = "x".repeat(20_000_001);
+    PublishParser.Parsed p = parse("{\"body\": \"" + text + "\", \"content_type\": \"text\"}");
+    assertThat(p.messages().get(0).payload()).hasSize(text.length());
+  }
+
+  @Test
   void batchBodiesAreKeptOneByOne() {
     PublishParser.Parsed b =
         parse("{\"messages\": [{\"body\": [1,2]}, {\"delay\": \"1s\", \"body\": {\"k\": 1}},"
