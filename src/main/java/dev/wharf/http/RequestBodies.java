@@ -90,11 +90,30 @@ public final class RequestBodies {
   }
 
   private static void checkMediaType(Request req) {
+    String encoding = req.header("Content-Encoding");
+    if (encoding != null && !encoding.isBlank() && !encoding.trim().equalsIgnoreCase("identity")) {
+      // Read as it is, a compressed body only fails later as malformed JSON, which misleads.
+      throw new ApiError(
+          415,
+          "unsupported_media_type",
+          "Content-Encoding " + encoding.trim() + " is not accepted: send the body uncompressed");
+    }
     String header = req.header("Content-Type");
     if (header == null) {
       return;
     }
-    String essence = header.split(";", 2)[0].trim();
+    String[] parts = header.split(";");
+    for (int i = 1; i < parts.length; i++) {
+      String[] param = parts[i].split("=", 2);
+      if (param.length == 2 && param[0].trim().equalsIgnoreCase("charset")) {
+        String charset = param[1].trim().replace("\"", "");
+        if (!charset.equalsIgnoreCase("utf-8") && !charset.equalsIgnoreCase("utf8")) {
+          throw new ApiError(
+              415, "unsupported_media_type", "JSON is read as UTF-8, not " + charset);
+        }
+      }
+    }
+    String essence = parts[0].trim();
     int slash = essence.indexOf('/');
     if (slash <= 0 || slash == essence.length() - 1 || essence.indexOf('/', slash + 1) >= 0) {
       throw new ApiError(

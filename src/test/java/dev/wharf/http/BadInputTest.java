@@ -275,6 +275,33 @@ class BadInputTest {
             BodyPublishers.ofString("body=1"),
             "application/x-www-form-urlencoded");
     assertError(form, 400, "invalid_body", "malformed");
+    Reply utf16 =
+        api.send(
+            "POST",
+            "/v1/queues/q/messages",
+            BodyPublishers.ofString("{\"body\": 1}"),
+            "application/json; charset=utf-16");
+    assertError(utf16, 415, "unsupported_media_type", "JSON is read as UTF-8, not utf-16");
+    // UTF-8 named is read (and then found wanting on its own account, leasing nothing).
+    Reply utf8 =
+        api.send(
+            "POST",
+            "/v1/queues/q/receive",
+            BodyPublishers.ofString("{\"max\": 0}"),
+            "application/json; charset=\"UTF-8\"");
+    assertError(utf8, 400, "invalid_body", "max must be between 1 and 100");
+  }
+
+  @Test
+  void aCompressedBodyIsUnsupportedRatherThanMalformed() {
+    Reply gzip =
+        api.send(
+            api.request("/v1/queues/q/messages")
+                .header("Content-Type", "application/json")
+                .header("Content-Encoding", "gzip")
+                .POST(BodyPublishers.ofByteArray(new byte[] {0x1f, (byte) 0x8b, 8, 0}))
+                .build());
+    assertError(gzip, 415, "unsupported_media_type", "Content-Encoding gzip is not accepted");
   }
 
   @Test
