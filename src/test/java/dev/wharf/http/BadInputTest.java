@@ -388,13 +388,25 @@ class BadInputTest {
         .contains("\"code\":\"invalid_request\"", "malformed escape");
   }
 
-  /** The whole answer to one request sent as it is, the connection closed after it. */
+  @Test
+  void aVersionOfHttpOtherThanOneIsRefusedNotEchoed() throws Exception {
+    assertThat(raw("GET /healthz", "HTTP/9.9"))
+        .startsWith("HTTP/1.1 505")
+        .contains("\"code\":\"http_version_not_supported\"");
+    assertThat(raw("GET /healthz", "HTTP/1.0")).startsWith("HTTP/1.0 200");
+  }
+
   private String raw(String requestLine) throws Exception {
+    return raw(requestLine, "HTTP/1.1");
+  }
+
+  /** The whole answer to one request sent as it is, the connection closed after it. */
+  private String raw(String requestLine, String version) throws Exception {
     try (Socket socket = new Socket("127.0.0.1", server.http.port())) {
       socket.setSoTimeout(10_000);
       socket
           .getOutputStream()
-          .write((requestLine + " HTTP/1.1\r\nHost: t\r\nConnection: close\r\n\r\n")
+          .write((requestLine + " " + version + "\r\nHost: t\r\nConnection: close\r\n\r\n")
               .getBytes(StandardCharsets.US_ASCII));
       return new String(socket.getInputStream().readAllBytes(), StandardCharsets.UTF_8);
     }

@@ -171,6 +171,12 @@ final class Connection extends ChannelInboundHandlerAdapter {
     filled = 0;
     body = null;
     chunked = null;
+    HttpVersion version = req.protocolVersion();
+    if (version.majorVersion() != 1 || version.minorVersion() > 1) {
+      // The answer would carry the request's version, one whose rules this server does not keep.
+      reject(505, "http_version_not_supported", "only HTTP/1.0 and HTTP/1.1 are served");
+      return;
+    }
     String expect = req.headers().get(HttpHeaderNames.EXPECT);
     if (expect != null && !HttpHeaderValues.CONTINUE.contentEqualsIgnoreCase(expect)) {
       reject(417, "expectation_failed", "the only expectation understood is 100-continue");
