@@ -95,7 +95,8 @@ class NativeWalkthroughTest {
     Reply dead =
         api.post(
             "/v1/queues/billing/nack",
-            "{\"lease_id\": \"" + lease(second) + "\", \"delay\": \"5s\"}");
+            "{\"lease_id\": \"" + lease(second) + "\", \"delay\": \"5s\","
+                + " \"reason\": \"smtp 550\"}");
     assertThat(dead.json().at("/results/0/outcome").asText()).isEqualTo("dead");
     assertThat(api.post("/v1/queues/billing/receive", "{}").json().get("messages")).isEmpty();
 
@@ -105,7 +106,8 @@ class NativeWalkthroughTest {
     JsonNode d = dlq.json().at("/messages/0");
     assertThat(d.get("id").asText()).isEqualTo(id2);
     assertThat(d.get("original_queue").asText()).isEqualTo("billing");
-    assertThat(d.get("dead_reason").isNull()).isFalse();
+    // The nack that used up the attempts said why; that is the reason kept.
+    assertThat(d.get("dead_reason").asText()).isEqualTo("smtp 550");
     assertThat(d.get("died_at").isNull()).isFalse();
     assertThat(dlq.json().get("next").isNull()).isTrue();
     assertThat(api.get("/v1/queues/billing").json().at("/stats/dead").asLong()).isEqualTo(1);
