@@ -112,6 +112,8 @@ final class PublishParser {
      * and it may come after the body.
      */
     private byte[] rawStringBody;
+    /** The metadata object as sent. */
+    private String rawMetadata;
 
     Message(byte[] source, String path) {
       this.source = source;
@@ -121,7 +123,13 @@ final class PublishParser {
     /** Reads the value the parser is on, the value of field {@code name}. */
     void field(JsonParser p, String name) throws IOException {
       JsonToken t = p.currentToken();
-      if (!name.equals("body")) {
+      if (name.equals("metadata") && t == JsonToken.START_OBJECT) {
+        // Kept as sent, as a JSON body is: a tree written out again would turn 7.50 into 7.5.
+        int start = (int) p.currentTokenLocation().getByteOffset();
+        fields.set(name, VALUE.readTree(p));
+        int end = (int) p.currentLocation().getByteOffset();
+        rawMetadata = new String(source, start, end - start, StandardCharsets.UTF_8);
+      } else if (!name.equals("body")) {
         fields.set(name, VALUE.readTree(p));
       } else if (t == JsonToken.VALUE_STRING) {
         int start = (int) p.currentTokenLocation().getByteOffset();
@@ -162,7 +170,7 @@ final class PublishParser {
           type,
           payload(f, type),
           headers == null ? Map.of() : headers,
-          metadata == null ? null : metadata.toString(),
+          metadata == null ? null : rawMetadata,
           f.duration("delay"),
           // Absent takes the queue's ttl; null, like "0s", is none.
           f.isNull("ttl") ? Duration.ZERO : f.duration("ttl"),

@@ -32,6 +32,14 @@ class PublishParserTest {
   }
 
   @Test
+  void metadataIsKeptAsSent() {
+    String metadata = "{\"price\": 7.50, \"n\": 1E+2,\n \"t\": \"caf\\u00e9\"}";
+    assertThat(parse("{\"body\": 1, \"metadata\": " + metadata + "}").messages().get(0).metadata())
+        .isEqualTo(metadata);
+    assertThat(parse("{\"metadata\": null, \"body\": 1}").messages().get(0).metadata()).isNull();
+  }
+
+  @Test
   void aTtlOfNullIsNoneWhereAnAbsentOneIsTheQueues() {
     assertThat(parse("{\"body\": 1, \"ttl\": null}").messages().get(0).ttl()).isZero();
     assertThat(parse("{\"body\": 1}").messages().get(0).ttl()).isNull();
