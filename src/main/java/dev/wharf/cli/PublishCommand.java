@@ -13,12 +13,15 @@ import java.nio.file.Files;
 import java.nio.file.Path;
 import java.util.Base64;
 import java.util.ArrayList;
+import java.util.LinkedHashMap;
 import java.util.List;
+import java.util.Map;
 import picocli.CommandLine.ArgGroup;
 import picocli.CommandLine.Command;
 import picocli.CommandLine.Mixin;
 import picocli.CommandLine.Model.CommandSpec;
 import picocli.CommandLine.Option;
+import picocli.CommandLine.ParameterException;
 import picocli.CommandLine.Parameters;
 import picocli.CommandLine.ParentCommand;
 import picocli.CommandLine.Spec;
@@ -71,19 +74,12 @@ final class PublishCommand implements Runnable {
 
   @Override
   public void run() {
+    // Before the body: a wrong command line must not wait for stdin first.
+    Map<String, String> named = headers();
     ObjectNode request = WharfClient.JSON.createObjectNode();
     setBody(request);
-    if (!headers.isEmpty()) {
-      ObjectNode h = request.putObject("headers");
-      for (String header : headers) {
-        // The value may hold '=' too: only the first one ends the name.
-        int eq = header.indexOf('=');
-        if (eq < 1) {
-          throw new CliException(
-              CliException.FAILED, "--header takes NAME=VALUE, got \"" + header + "\"");
-        }
-        h.put(header.substring(0, eq), header.substring(eq + 1));
-      }
+    if (!named.isEmpty()) {
+      named.forEach(request.putObject("headers")::put);
     }
     putDuration(request, "delay", "--delay", delay);
     putDuration(request, "ttl", "--ttl", ttl);
@@ -96,7 +92,8 @@ final class PublishCommand implements Runnable {
     WharfClient.Answer sent =
         client
             .client(main.env)
-            .post("/v1/queues/" + WharfClient.segment(queue) + "/messages", request);
+            .post(
+                "/v1/queues/" + WharfClient.segment(queue) + "/messages", request, Shape.PUBLISHED);
     JsonNode answer = sent.json();
     var out = spec.commandLine().getOut();
     if (client.json) {
@@ -111,6 +108,39 @@ final class PublishCommand implements Runnable {
       out.println("published " + answer.path("id").asText() + " to " + queue + note);
     }
     out.flush();
+  }
+
+  /**
+   * The headers by name. A name given twice is refused, as the API refuses it, rather than one
+   * value silently dropped. Names compare as the API compares them: exactly, since they are the
+   * keys of a JSON object, so {@code X-Id} and {@code x-id} are two headers.
+   */
+  private Map<String, String> headers() {
+    Map<String, String> named = new LinkedHashMap<>();
+    for (String header : headers) {
+      // The value may hold '=' too: only the first one ends the name.
+      int eq = header.indexOf('=');
+      if (eq < 1) {
+        throw new CliException(
+            CliException.FAILED, "--header takes NAME=VALUE, got \"" + header + "\"");
+      }
+      String name = header.substring(0, eq);
+      String earlier = named.putIfAbsent(name, header.substring(eq + 1));
+      if (earlier != null) {
+        throw new ParameterException(
+            spec.commandLine(),
+            "header "
+                + name
+                + " given twice (--header "
+                + name
+                + "="
+                + earlier
+                + " and --header "
+                + header
+                + "): a message has one value per header name");
+      }
+    }
+    return named;
   }
 
   private void setBody(ObjectNode request) {

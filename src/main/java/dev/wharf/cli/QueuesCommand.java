@@ -47,7 +47,7 @@ final class QueuesCommand implements Runnable {
 
   @Command(name = "list", description = "List queues with their message counts.")
   void list(@Mixin ClientOptions o) {
-    WharfClient.Answer got = o.client(main.env).get("/v1/queues");
+    WharfClient.Answer got = o.client(main.env).get("/v1/queues", Shape.QUEUES);
     if (o.json) {
       printJson(got.text());
       return;
@@ -81,15 +81,15 @@ final class QueuesCommand implements Runnable {
       @Mixin ClientOptions o) {
     checkLimit(limit);
     WharfClient client = o.client(main.env);
-    WharfClient.Answer queueAnswer = client.get(path(queue));
-    WharfClient.Answer messages = client.get(path(queue) + "/messages?limit=" + limit);
+    WharfClient.Answer queueAnswer = client.get(path(queue), Shape.QUEUE);
+    WharfClient.Answer messages =
+        client.get(path(queue) + "/messages?limit=" + limit, Shape.MESSAGES);
     if (o.json) {
-      String list = JsonText.member(messages.text(), "messages");
       printJson(
           "{\"queue\":"
               + queueAnswer.text()
               + ",\"messages\":"
-              + (list == null ? "[]" : list)
+              + JsonText.member(messages.text(), "messages")
               + "}");
       return;
     }
@@ -115,7 +115,7 @@ final class QueuesCommand implements Runnable {
   @Command(name = "peek", description = "Show the next ready message without consuming it.")
   void peek(@Parameters(paramLabel = "QUEUE") String queue, @Mixin ClientOptions o) {
     WharfClient.Answer answer =
-        o.client(main.env).get(path(queue) + "/messages?state=ready&limit=1");
+        o.client(main.env).get(path(queue) + "/messages?state=ready&limit=1", Shape.MESSAGES);
     if (o.json) {
       printJson(answer.text());
       return;
@@ -136,7 +136,8 @@ final class QueuesCommand implements Runnable {
           int limit,
       @Mixin ClientOptions o) {
     checkLimit(limit);
-    WharfClient.Answer answer = o.client(main.env).get(path(queue) + "/dlq?limit=" + limit);
+    WharfClient.Answer answer =
+        o.client(main.env).get(path(queue) + "/dlq?limit=" + limit, Shape.MESSAGES);
     if (o.json) {
       printJson(answer.text());
       return;
@@ -158,7 +159,8 @@ final class QueuesCommand implements Runnable {
     if (ids != null && !ids.isEmpty()) {
       ids.forEach(body.putArray("ids")::add);
     }
-    WharfClient.Answer answer = o.client(main.env).post(path(queue) + "/dlq/redrive", body);
+    WharfClient.Answer answer =
+        o.client(main.env).post(path(queue) + "/dlq/redrive", body, Shape.REDRIVEN);
     if (o.json) {
       printJson(answer.text());
       return;
@@ -179,7 +181,8 @@ final class QueuesCommand implements Runnable {
           "drain deletes every message of " + queue + " and cannot be undone; add --force");
     }
     WharfClient.Answer answer =
-        o.client(main.env).post(path(queue) + "/purge", WharfClient.JSON.createObjectNode());
+        o.client(main.env)
+            .post(path(queue) + "/purge", WharfClient.JSON.createObjectNode(), Shape.PURGED);
     if (o.json) {
       printJson(answer.text());
       return;

@@ -1,6 +1,8 @@
 package dev.wharf.cli;
 
+import com.fasterxml.jackson.core.JsonParser;
 import com.fasterxml.jackson.core.JsonProcessingException;
+import com.fasterxml.jackson.databind.DeserializationFeature;
 import com.fasterxml.jackson.databind.JsonNode;
 import com.fasterxml.jackson.databind.ObjectMapper;
 import java.io.IOException;
@@ -20,7 +22,8 @@ import java.time.Duration;
 
 /**
  * A small client of the native management API. Failures come out as {@link CliException}s whose
- * message is the one line the user sees: the server unreachable (exit 2) or its error (exit 1).
+ * message is the one line the user sees: the server unreachable (exit 2), or its error or an
+ * answer that is not Wharf's JSON (exit 1).
  */
 final class WharfClient {
   static final ObjectMapper JSON = new ObjectMapper();
@@ -79,12 +82,13 @@ final class WharfClient {
     return URLEncoder.encode(s, StandardCharsets.UTF_8).replace("+", "%20");
   }
 
-  Answer get(String path) {
-    return send(request(path).GET());
+  /** The answer to a GET, which must have the {@code expected} shape. */
+  Answer get(String path, Shape expected) {
+    return send(request(path).GET(), path, expected);
   }
 
   /** Posts a JSON tree; a {@code RawValue} in it (the user's JSON) is sent exactly as written. */
-  Answer post(String path, JsonNode body) {
+  Answer post(String path, JsonNode body, Shape expected) {
     String text;
     try {
       text = JSON.writeValueAsString(body);
@@ -94,7 +98,9 @@ final class WharfClient {
     return send(
         request(path)
             .header("Content-Type", "application/json")
-            .POST(HttpRequest.BodyPublishers.ofString(text)));
+            .POST(HttpRequest.BodyPublishers.ofString(text)),
+        path,
+        expected);
   }
 
   private HttpRequest.Builder request(String path) {
@@ -111,7 +117,7 @@ final class WharfClient {
     return b;
   }
 
-  private Answer send(HttpRequest.Builder builder) {
+  private Answer send(HttpRequest.Builder builder, String path, Shape expected) {
     HttpResponse<String> response;
     try {
       response = http.send(builder.build(), HttpResponse.BodyHandlers.ofString());
@@ -126,27 +132,57 @@ final class WharfClient {
     }
     JsonNode body = parse(response.body());
     if (response.statusCode() / 100 != 2) {
-      String code = body != null && body.hasNonNull("code") ? body.get("code").asText() : "error";
-      String detail =
-          body != null && body.hasNonNull("detail") ? body.get("detail").asText() : response.body();
+      if (body == null || !body.path("code").isTextual()) {
+        // A proxy's or web server's error page: its HTML is no message for a terminal.
+        throw notWharf(response, path);
+      }
+      String detail = body.hasNonNull("detail") ? ": " + body.get("detail").asText() : "";
       throw new CliException(
           CliException.FAILED,
-          "server answered " + response.statusCode() + " " + code + ": " + detail);
+          "server answered " + response.statusCode() + " " + body.get("code").asText() + detail);
     }
-    return body == null
-        ? new Answer(JSON.createObjectNode(), "{}")
-        : new Answer(body, response.body().strip());
+    if (body == null || !expected.fits(body)) {
+      throw notWharf(response, path);
+    }
+    return new Answer(body, response.body().strip());
   }
 
+  /**
+   * The answer as one JSON value, or null: trailing text means it is not one. A field given twice
+   * is refused too, since the tree would keep the last and the text that is printed the first.
+   */
   private static JsonNode parse(String text) {
     if (text == null || text.isBlank()) {
       return null;
     }
     try {
-      return JSON.readTree(text);
+      return JSON.reader()
+          .with(DeserializationFeature.FAIL_ON_TRAILING_TOKENS)
+          .with(JsonParser.Feature.STRICT_DUPLICATE_DETECTION)
+          .readTree(text);
     } catch (JsonProcessingException e) {
       return null;
     }
+  }
+
+  private CliException notWharf(HttpResponse<String> response, String path) {
+    String what =
+        response.body() == null || response.body().isEmpty()
+            ? "no body"
+            : response.headers().firstValue("Content-Type").map(Printable::of).orElse("no type");
+    return new CliException(
+        CliException.FAILED,
+        "the answer from "
+            + baseUrl
+            + " to "
+            + response.request().method()
+            + " "
+            + path
+            + " is not Wharf's JSON (status "
+            + response.statusCode()
+            + ", "
+            + what
+            + ")");
   }
 
   private CliException unreachable(IOException e) {

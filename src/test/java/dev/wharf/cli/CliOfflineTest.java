@@ -3,6 +3,9 @@ package dev.wharf.cli;
 import static org.assertj.core.api.Assertions.assertThat;
 
 import java.io.IOException;
+import java.io.InputStream;
+import java.io.PrintWriter;
+import java.io.StringWriter;
 import java.net.ServerSocket;
 import java.nio.file.Files;
 import java.nio.file.Path;
@@ -108,6 +111,48 @@ class CliOfflineTest {
     assertThat(CliRun.run("queues", "inspect").exitCode()).isEqualTo(Main.USAGE);
     assertThat(CliRun.run("queues", "inspect", "q", "--limit").exitCode()).isEqualTo(Main.USAGE);
     assertThat(CliRun.run("queues", "inspect", "q", "r").exitCode()).isEqualTo(Main.USAGE);
+  }
+
+  @Test
+  void aHeaderNameGivenTwiceIsAUsageErrorBeforeAnythingIsSent() {
+    // Port 1: were it sent, the answer would be exit 2, not the refusal.
+    CliRun r =
+        CliRun.run(
+            "publish", "q", "--text", "x", "--header", "a=b", "--header", "x-sig=v1=c",
+            "--header", "a=c", "--url", "http://127.0.0.1:1");
+    assertThat(r.exitCode()).isEqualTo(Main.USAGE);
+    assertThat(r.out()).isEmpty();
+    assertThat(r.err())
+        .isEqualTo(
+            "wharf: header a given twice (--header a=b and --header a=c): a message has one value"
+                + " per header name\nTry 'wharf publish --help'.\n");
+    CliRun same =
+        CliRun.run(
+            "publish", "q", "--text", "x", "--header", "a=b", "--header", "a=b",
+            "--url", "http://127.0.0.1:1");
+    assertThat(same.exitCode()).isEqualTo(Main.USAGE);
+  }
+
+  @Test
+  void aHeaderNameGivenTwiceIsRefusedBeforeStdinIsRead() {
+    // Were stdin read first, the body would be published (or the terminal waited on).
+    InputStream unread =
+        new InputStream() {
+          @Override
+          public int read() {
+            throw new AssertionError("stdin read");
+          }
+        };
+    StringWriter err = new StringWriter();
+    int code =
+        Main.run(
+            new String[] {"publish", "q", "--header", "a=1", "--header", "a=2", "--url",
+              "http://127.0.0.1:1"},
+            Map.of(),
+            unread,
+            new PrintWriter(new StringWriter(), true),
+            new PrintWriter(err, true));
+    assertThat(code).as(err.toString()).isEqualTo(Main.USAGE);
   }
 
   @Test

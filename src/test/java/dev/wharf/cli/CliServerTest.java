@@ -153,6 +153,17 @@ class CliServerTest {
   }
 
   @Test
+  void headerNamesDifferingInCaseAreTwoHeadersAsTheApiStoresThem() throws Exception {
+    CliRun r =
+        wharf("publish", "billing", "--text", "x", "--header", "X-Id=1", "--header", "x-id=2");
+    assertThat(r.exitCode()).as(r.err()).isZero();
+    JsonNode m =
+        JSON.readTree(wharf("queues", "peek", "billing", "--json").out()).path("messages").get(0);
+    assertThat(JSON.convertValue(m.path("headers"), Map.class))
+        .isEqualTo(Map.of("X-Id", "1", "x-id", "2"));
+  }
+
+  @Test
   void publishReadsStdinAsJsonOrText() throws Exception {
     CliRun text =
         CliRun.run(Map.of(), "plain words\n", "publish", "billing", "-c", clientConfig.toString());
