@@ -121,10 +121,20 @@ final class Checkpointer implements AutoCloseable {
             : null;
   }
 
+  /** What the pass loop waits on between passes; {@link #close} wakes it. */
+  private final Object stop = new Object();
+
   private void loop() {
     while (open) {
       try {
-        Thread.sleep(PASS_INTERVAL_MS);
+        synchronized (stop) {
+          if (open) {
+            stop.wait(PASS_INTERVAL_MS);
+          }
+        }
+        if (!open) {
+          return;
+        }
         passOnce();
       } catch (InterruptedException e) {
         return;
@@ -262,7 +272,11 @@ final class Checkpointer implements AutoCloseable {
     open = false;
     try {
       if (thread != null) {
-        thread.interrupt();
+        // Woken, not interrupted: an interrupt during the database file's force would close its
+        // channel under a pass.
+        synchronized (stop) {
+          stop.notifyAll();
+        }
         thread.join(5000);
       }
       try (Statement s = conn.createStatement()) {

@@ -214,15 +214,19 @@ final class GroupCommitWriter implements AutoCloseable {
 
   private void syncLoop() {
     List<Runnable> ready = new ArrayList<>();
-    while (running || !committed.isEmpty()) {
+    boolean stopping = false;
+    while (!stopping) {
       try {
         ready.add(committed.take());
       } catch (InterruptedException e) {
-        if (committed.isEmpty()) {
-          break;
-        }
+        break;
       }
       committed.drainTo(ready);
+      // What came before the stop is made durable and answered first.
+      stopping = ready.remove(STOP_SYNCING);
+      if (ready.isEmpty()) {
+        continue;
+      }
       long began = System.nanoTime();
       try {
         walSync.sync();
@@ -608,13 +612,20 @@ final class GroupCommitWriter implements AutoCloseable {
     }
   }
 
+  /**
+   * Tells the fsync thread to stop once it has synced what came before. It is not interrupted:
+   * an interrupt during {@code force} closes the WAL's channel, failing that last fsync and the
+   * answers waiting for it.
+   */
+  private static final Runnable STOP_SYNCING = () -> {};
+
   @Override
   public void close() {
     running = false;
     thread.interrupt();
     try {
       thread.join(5000);
-      syncer.interrupt();
+      committed.add(STOP_SYNCING);
       syncer.join(5000);
     } catch (InterruptedException e) {
       Thread.currentThread().interrupt();
