@@ -46,6 +46,8 @@ public final class Broker implements AutoCloseable {
   private final Settlements settlements;
   private final Reapers reapers;
   private final ScheduledExecutorService timers;
+  /** Set once by {@link #stopWaiting()}: from then on no receive waits. */
+  private volatile boolean stopping;
 
   public Broker(Store store, InstantSource clock, BrokerOptions options, MeterRegistry registry) {
     this.store = store;
@@ -84,8 +86,29 @@ public final class Broker implements AutoCloseable {
     queues.names().forEach(this::watch);
   }
 
+  /**
+   * Ends every wait, now and from then on, for a server that stops: each parked {@link
+   * #receiveLater} is answered with nothing, as when its wait runs out, and so is each one that
+   * would wait later; a {@link #receive} that waits, or would, throws {@link
+   * BrokerException.Unavailable} instead, so that a stream can say why it ends. Neither claims
+   * anything for that answer, so none of them holds a lease. A consumer a publisher already took
+   * is still answered with what it was handed.
+   */
+  public void stopWaiting() {
+    stopping = true;
+    // After the flag: a receive that reads its queue's epoch after this wake sees the flag.
+    waiters.wakeEverywhere();
+  }
+
+  /** Whether {@link #stopWaiting()} was called: receives no longer wait. */
+  boolean stopping() {
+    return stopping;
+  }
+
   @Override
   public void close() {
+    // Nothing may stay parked: its timeout would never come once the timers stop.
+    stopWaiting();
     timers.shutdownNow();
   }
 
@@ -273,10 +296,15 @@ public final class Broker implements AutoCloseable {
 
   // ---- consuming ----
 
+  /** What a receive that would wait is told once the server stops (see {@link #stopWaiting}). */
+  static final String STOPPING = "the server is stopping";
+
   /**
    * Leases up to {@code max} messages, waiting up to {@code wait} for the first to arrive.
    *
    * @param visibility null = the queue's visibility timeout
+   * @throws BrokerException.Unavailable when {@code wait} is not zero and the server stops, before
+   *     the call or while it waits (see {@link #stopWaiting})
    */
   public List<Delivery> receive(String queue, int max, Duration wait, Duration visibility) {
     Duration lease = checkReceive(queue, max, wait, visibility);
@@ -287,6 +315,10 @@ public final class Broker implements AutoCloseable {
     try {
       while (true) {
         long epoch = w.epoch();
+        if (stopping && !wait.isZero()) {
+          // Read after the epoch: a stop after this check moves the epoch, so no await misses it.
+          throw new BrokerException.Unavailable(STOPPING);
+        }
         Instant now = clock.instant();
         List<Delivery> got = claimAt(queue, max, lease, now);
         long left = deadline - System.nanoTime();
@@ -318,9 +350,10 @@ public final class Broker implements AutoCloseable {
    * Like {@link #receive}, but holding no thread: the future completes when messages are leased
    * for it or the wait runs out, on whichever thread got there (chain nothing that blocks).
    * Cancelling it (the consumer left) stops the wait, and gives back anything leased for it
-   * meanwhile. Bad arguments and an unknown queue are thrown here, and so are too many waiters
-   * when the queue is known to be empty; otherwise those and storage failures come through the
-   * future.
+   * meanwhile. Once the server stops ({@link #stopWaiting}) it waits no more: it completes with
+   * nothing, like a wait that ran out. Bad arguments and an unknown queue are thrown here, and so
+   * are too many waiters when the queue is known to be empty; otherwise those and storage failures
+   * come through the future.
    */
   public CompletableFuture<List<Delivery>> receiveLater(
       String queue, int max, Duration wait, Duration visibility) {
@@ -328,6 +361,10 @@ public final class Broker implements AutoCloseable {
     QueueWaiters w = waiters.of(queue);
     long started = System.nanoTime();
     long epoch = w.epoch();
+    if (stopping && !wait.isZero()) {
+      // The server stops: the wait ends before it began, with nothing, and claims nothing.
+      return CompletableFuture.completedFuture(waited(wait, started, List.of()));
+    }
     Instant now = clock.instant();
     CompletableFuture<List<Delivery>> result = new CompletableFuture<>();
     ParkedReceive parked =

@@ -43,7 +43,7 @@ public abstract sealed class BrokerException extends RuntimeException {
     }
   }
 
-  /** Storage failed; the command had no effect. */
+  /** Storage failed, or the server is stopping; the command had no effect. */
   public static final class Unavailable extends BrokerException {
     public Unavailable(String detail) {
       super(detail);

@@ -17,7 +17,8 @@ import java.util.concurrent.atomic.AtomicBoolean;
  * in {@link QueueWaiters}, so exactly one of them carries on.
  *
  * <p>Cancelling the result (the consumer went away) takes the waiter out if nothing took it
- * yet; if a publisher did, the messages it handed over are released at once.
+ * yet; if a publisher did, the messages it handed over are released at once. When the server
+ * stops, the wake it sends every waiter ends the receive with nothing, no claim made.
  */
 final class ParkedReceive {
   private final Broker broker;
@@ -124,6 +125,13 @@ final class ParkedReceive {
     try {
       broker.requireQueue(queue);
       long epoch = waiters.epoch();
+      if (broker.stopping()) {
+        // The server stops (read after the epoch, so a stop after this moves it and wakes a
+        // park): the wait ends with nothing, and nothing is leased for an answer that may not
+        // reach its consumer.
+        finish(List.of());
+        return;
+      }
       if (last && broker.knownEmpty(queue)) {
         // The wait ran out on a queue that holds nothing: a claim would write nothing.
         finish(List.of());

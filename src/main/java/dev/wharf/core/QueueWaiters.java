@@ -216,7 +216,10 @@ final class QueueWaiters {
     return out == null ? List.of() : out;
   }
 
-  /** Wakes every parked consumer (the queue is gone: each must hear so, not wait on). */
+  /**
+   * Wakes every parked consumer (the queue is gone, or the server stops: each must hear so, not
+   * wait on).
+   */
   void wakeAll() {
     epoch.incrementAndGet();
     List<Waiter> all;

@@ -43,6 +43,11 @@ final class Waiters {
     }
   }
 
+  /** Wakes every consumer parked on any queue (the server stops: none may wait on). */
+  void wakeEverywhere() {
+    byQueue.values().forEach(QueueWaiters::wakeAll);
+  }
+
   boolean hasWaiters(String queue) {
     return parkedOn(queue) > 0;
   }

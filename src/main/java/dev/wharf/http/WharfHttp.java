@@ -14,7 +14,6 @@ import io.micrometer.core.instrument.Gauge;
 import io.micrometer.prometheusmetrics.PrometheusMeterRegistry;
 import java.util.ArrayList;
 import java.util.List;
-import java.util.concurrent.atomic.AtomicBoolean;
 
 /** The HTTP server: the native API under {@code /v1}, health, readiness and metrics. */
 public final class WharfHttp implements AutoCloseable {
@@ -24,17 +23,16 @@ public final class WharfHttp implements AutoCloseable {
    */
   private static final int EVENT_LOOPS = Math.max(1, Runtime.getRuntime().availableProcessors() / 2);
 
+  private final Broker broker;
   private final HttpServer server;
-  private final AtomicBoolean closing;
 
-  private WharfHttp(HttpServer server, AtomicBoolean closing) {
+  private WharfHttp(Broker broker, HttpServer server) {
+    this.broker = broker;
     this.server = server;
-    this.closing = closing;
   }
 
   public static WharfHttp start(
       Broker broker, PrometheusMeterRegistry registry, HttpSettings settings) {
-    AtomicBoolean closing = new AtomicBoolean();
     Endpoints endpoints =
         new Endpoints(
             broker,
@@ -46,7 +44,7 @@ public final class WharfHttp implements AutoCloseable {
     new QueuesService(broker, endpoints, bodies).routes();
     new MessagesService(broker, endpoints, bodies).routes();
     new SettleService(broker, endpoints, bodies).routes();
-    new StreamService(broker, endpoints, settings.sseKeepalive(), closing::get).routes();
+    new StreamService(broker, endpoints, settings.sseKeepalive()).routes();
     new DeadLetterService(broker, endpoints, bodies).routes();
     HttpServer server;
     try {
@@ -90,7 +88,7 @@ public final class WharfHttp implements AutoCloseable {
         .description(
             "Connections answered 503 because they were accepted past server.max_connections")
         .register(registry);
-    return new WharfHttp(server, closing);
+    return new WharfHttp(broker, server);
   }
 
   private static List<String> consumerTokens(Broker broker) {
@@ -114,9 +112,16 @@ public final class WharfHttp implements AutoCloseable {
     return server.port();
   }
 
+  /**
+   * Stops cleanly: no new connection is accepted; every parked long-poll is answered (with
+   * nothing, as when its wait runs out) and every stream ends with an {@code error} event; the
+   * answers under way are written (see {@link HttpServer#close()} for the bound); then the
+   * connections close.
+   */
   @Override
   public void close() {
-    closing.set(true);
+    server.stopAccepting();
+    broker.stopWaiting();
     server.close();
   }
 }

@@ -6,14 +6,18 @@ import static org.assertj.core.api.Assertions.assertThatThrownBy;
 import dev.wharf.config.ConfigLoader;
 import dev.wharf.config.StorageConfig;
 import dev.wharf.config.WharfConfig;
+import dev.wharf.testing.RawHttp;
 import java.net.InetAddress;
 import java.net.ServerSocket;
+import java.net.Socket;
 import java.net.URI;
 import java.net.http.HttpClient;
 import java.net.http.HttpRequest;
 import java.net.http.HttpResponse;
 import java.nio.file.Path;
+import java.util.List;
 import java.util.Map;
+import java.util.concurrent.TimeUnit;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
 
@@ -135,6 +139,52 @@ class WharfAppTest {
         WharfApp.start(
             config("server: {port: 0}\nstorage: {path: '" + dir.resolve("b.db") + "'}\n"))) {
       assertThat(app.port()).isPositive();
+    }
+  }
+
+  @Test
+  void aStopAnswersParkedReceivesAndEndsStreamsBeforeTheConnectionsClose() throws Exception {
+    WharfConfig cfg =
+        config(
+            "server: {port: 0, sse_keepalive: 25s}\nstorage: {path: '"
+                + dir.resolve("s.db")
+                + "'}\nqueues: {q: {}, busy: {}}\n");
+    String streamed;
+    String polled;
+    try (WharfApp app = WharfApp.start(cfg);
+        Socket poll = RawHttp.connect(app.port());
+        Socket stream = RawHttp.connect(app.port())) {
+      app.broker().publish("busy", List.of(dev.wharf.core.Publish.json("{\"a\":1}")));
+      // The stream leases the message, writes it, and parks for the next one.
+      RawHttp.write(
+          stream,
+          "GET /v1/queues/busy/stream?visibility_timeout=5m HTTP/1.1\r\nHost: t\r\n\r\n");
+      String opened = RawHttp.readUntil(stream, "event: message\n");
+      String body = "{\"wait\": \"25s\"}";
+      RawHttp.write(
+          poll,
+          "POST /v1/queues/q/receive HTTP/1.1\r\nHost: t\r\nContent-Length: "
+              + body.length()
+              + "\r\n\r\n"
+              + body);
+      long until = System.nanoTime() + TimeUnit.SECONDS.toNanos(10);
+      while (app.broker().waitingConsumers() < 2 && System.nanoTime() < until) {
+        Thread.sleep(5);
+      }
+      assertThat(app.broker().waitingConsumers()).isEqualTo(2);
+      app.close();
+      polled = RawHttp.readAll(poll);
+      streamed = opened + RawHttp.readAll(stream);
+    }
+    assertThat(polled).startsWith("HTTP/1.1 200 ").endsWith("\r\n\r\n{\"messages\":[]}");
+    assertThat(streamed)
+        .startsWith("HTTP/1.1 200 ")
+        .contains("event: message\n")
+        .endsWith("event: error\ndata: the server is stopping\n\n\r\n0\r\n\r\n");
+    try (WharfApp again = WharfApp.start(cfg)) {
+      // The streamed message keeps its lease; the answered receive took none.
+      assertThat(again.broker().stats("busy").counts().leased()).isEqualTo(1);
+      assertThat(again.broker().stats("q").counts().leased()).isZero();
     }
   }
 

@@ -5,6 +5,7 @@ import static org.assertj.core.api.Assertions.assertThat;
 import com.fasterxml.jackson.databind.JsonNode;
 import dev.wharf.core.BrokerOptions;
 import dev.wharf.http.Api.Reply;
+import dev.wharf.testing.RawHttp;
 import java.io.BufferedReader;
 import java.io.InputStreamReader;
 import java.net.Socket;
@@ -255,6 +256,74 @@ class LongPollAndStreamTest {
       long started = System.nanoTime();
       CompletableFuture.runAsync(server::close).get(10, TimeUnit.SECONDS);
       assertThat(Duration.ofNanos(System.nanoTime() - started)).isLessThan(Duration.ofSeconds(10));
+    }
+  }
+
+  @Test
+  void stoppingTheServerAnswersParkedLongPollsAndEndsStreamsWithAnErrorEvent() throws Exception {
+    server.close();
+    server =
+        new TestServer(
+            Files.createDirectories(dir.resolve("stop")),
+            null,
+            false,
+            "127.0.0.1",
+            Duration.ofSeconds(25));
+    server.api.put("/v1/queues/w", "{}");
+    int port = server.http.port();
+    try (Socket poll = RawHttp.connect(port);
+        Socket stream = RawHttp.connect(port)) {
+      String body = "{\"wait\": \"25s\"}";
+      RawHttp.write(
+          poll,
+          "POST /v1/queues/w/receive HTTP/1.1\r\nHost: t\r\nContent-Type: application/json\r\n"
+              + "Content-Length: " + body.length() + "\r\n\r\n" + body);
+      RawHttp.write(stream, "GET /v1/queues/w/stream HTTP/1.1\r\nHost: t\r\n\r\n");
+      String opened = RawHttp.readUntil(stream, ": keepalive\n\n");
+      // Both parked: the long-poll on its callback, the stream's thread in its next receive.
+      long until = System.nanoTime() + TimeUnit.SECONDS.toNanos(10);
+      while (server.broker.waitingConsumers("w") < 2 && System.nanoTime() < until) {
+        Thread.sleep(5);
+      }
+      assertThat(server.broker.waitingConsumers("w")).isEqualTo(2);
+
+      long started = System.nanoTime();
+      CompletableFuture.runAsync(server::close).get(15, TimeUnit.SECONDS);
+      assertThat(Duration.ofNanos(System.nanoTime() - started)).isLessThan(Duration.ofSeconds(5));
+
+      // The long-poll's wait ended with nothing: the answer any wait that runs out gets.
+      String polled = RawHttp.readAll(poll);
+      assertThat(polled).startsWith("HTTP/1.1 200 ");
+      assertThat(polled.toLowerCase(java.util.Locale.ROOT)).contains("connection: close\r\n");
+      assertThat(Api.JSON.readTree(polled.substring(polled.indexOf("\r\n\r\n") + 4)))
+          .isEqualTo(Api.JSON.readTree("{\"messages\": []}"));
+
+      // The stream: its error event, then the chunked body's last chunk.
+      String streamed = opened + RawHttp.readAll(stream);
+      assertThat(streamed).startsWith("HTTP/1.1 200 ");
+      String events = dechunk(streamed.substring(streamed.indexOf("\r\n\r\n") + 4));
+      assertThat(events).isEqualTo(": keepalive\n\nevent: error\ndata: the server is stopping\n\n");
+    }
+    assertThat(server.broker.waitingConsumers()).isZero();
+  }
+
+  /** A chunked body's content; fails unless it ends with the last (empty) chunk. */
+  private static String dechunk(String chunked) {
+    StringBuilder out = new StringBuilder();
+    int at = 0;
+    while (true) {
+      int eol = chunked.indexOf("\r\n", at);
+      assertThat(eol).as("a chunk size line in %s", chunked).isGreaterThanOrEqualTo(0);
+      int size = Integer.parseInt(chunked.substring(at, eol).trim(), 16);
+      at = eol + 2;
+      if (size == 0) {
+        assertThat(chunked.substring(at)).isEqualTo("\r\n");
+        return out.toString();
+      }
+      assertThat(chunked.length()).as("a whole chunk in %s", chunked).isGreaterThanOrEqualTo(at + size + 2);
+      out.append(chunked, at, at + size);
+      assertThat(chunked.substring(at + size, at + size + 2)).isEqualTo("\r\n");
+      at += size + 2;
     }
   }
 

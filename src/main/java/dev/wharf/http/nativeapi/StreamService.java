@@ -14,13 +14,14 @@ import java.nio.charset.StandardCharsets;
 import java.time.Duration;
 import java.util.List;
 import java.util.Set;
-import java.util.function.BooleanSupplier;
 import java.util.logging.Level;
 import java.util.logging.Logger;
 
 /**
  * Server-sent events: each message is leased, then written as one event named by its lease id. A
- * quiet stream gets a keepalive comment; a failed write releases the leases not delivered.
+ * quiet stream gets a keepalive comment; a failed write releases the leases not delivered. When
+ * the queue is deleted, storage fails or the server stops, the stream ends with an {@code error}
+ * event saying which.
  */
 public final class StreamService {
   private static final Logger LOG = Logger.getLogger(StreamService.class.getName());
@@ -31,15 +32,12 @@ public final class StreamService {
   private final Broker broker;
   private final Endpoints endpoints;
   private final Duration keepalive;
-  private final BooleanSupplier closing;
 
-  public StreamService(
-      Broker broker, Endpoints endpoints, Duration keepalive, BooleanSupplier closing) {
+  public StreamService(Broker broker, Endpoints endpoints, Duration keepalive) {
     this.broker = broker;
     this.endpoints = endpoints;
     this.keepalive =
         keepalive.compareTo(LONGEST_WAIT) > 0 || keepalive.isZero() ? LONGEST_WAIT : keepalive;
-    this.closing = closing;
   }
 
   public void routes() {
@@ -68,20 +66,21 @@ public final class StreamService {
     }
     try {
       // Every claimed batch is written (or released) before the loop may end, so stopping the
-      // server never strands a lease until it expires.
+      // server never strands a lease until it expires: a stop ends the receive below, which
+      // claims nothing more.
       while (true) {
         if (batch.isEmpty()) {
           sink.comment("keepalive");
         } else if (!emit(sink, queue, batch)) {
           return;
         }
-        if (closing.getAsBoolean() || Thread.currentThread().isInterrupted()) {
+        if (Thread.currentThread().isInterrupted()) {
           return;
         }
         batch = broker.receive(queue, max, keepalive, visibility);
       }
     } catch (BrokerException e) {
-      // The queue went away or storage failed mid-stream: say so, then end the stream.
+      // The queue went away, storage failed or the server stops: say so, then end the stream.
       errorQuietly(sink, e.getMessage());
     } catch (RuntimeException e) {
       LOG.log(Level.FINE, "stream ended", e);

@@ -25,7 +25,10 @@ import java.io.ByteArrayOutputStream;
 import java.io.IOException;
 import java.net.InetSocketAddress;
 import java.util.ArrayDeque;
+import java.util.concurrent.Executor;
+import java.util.concurrent.RejectedExecutionException;
 import java.util.concurrent.ThreadFactory;
+import java.util.concurrent.atomic.AtomicBoolean;
 import java.util.logging.Level;
 import java.util.logging.Logger;
 
@@ -54,8 +57,21 @@ final class Connection extends ChannelInboundHandlerAdapter {
   private final long maxBody;
   private final BodyBudget budget;
   private final int idleTicks;
+  /** The server stops: close once no answer is owed (shared by every connection). */
+  private final AtomicBoolean stopping;
 
   private ChannelHandlerContext ctx;
+  /** The event loop; the caller's thread once the loops have stopped. */
+  private final Executor loop =
+      task -> {
+        try {
+          ctx.executor().execute(task);
+        } catch (RejectedExecutionException stopped) {
+          // The server stopped past its bound: the connection is closed, so the task finds its
+          // client gone and gives back what it leased instead of leaving it to expire.
+          task.run();
+        }
+      };
   // The request being read.
   private HttpRequest head;
   private byte[] body;
@@ -85,13 +101,42 @@ final class Connection extends ChannelInboundHandlerAdapter {
   /**
    * @param idleTicks how many quiet periods in a row (see {@link HttpServer.Limits}) close a
    *     connection that owes and is owed nothing
+   * @param stopping set when the server stops (then see {@link #stop()})
    */
-  Connection(Handler handler, ErrorBody errors, long maxBody, BodyBudget budget, int idleTicks) {
+  Connection(
+      Handler handler,
+      ErrorBody errors,
+      long maxBody,
+      BodyBudget budget,
+      int idleTicks,
+      AtomicBoolean stopping) {
     this.handler = handler;
     this.errors = errors;
     this.maxBody = maxBody;
     this.budget = budget;
     this.idleTicks = idleTicks;
+    this.stopping = stopping;
+  }
+
+  /**
+   * On the event loop, once the server stops: a connection with no request under way closes now;
+   * one being answered, or partly sent a request, closes after that answer, which says so. What
+   * was pipelined behind that request is not answered, as after any {@code Connection: close}.
+   */
+  void stop() {
+    if (current == null && head == null && !partial) {
+      ctx.close();
+    }
+  }
+
+  /** Runs answers on the event loop, or where they completed once it has stopped. */
+  Executor executor() {
+    return loop;
+  }
+
+  /** Whether an answer written now may keep the connection open for another request. */
+  boolean keepsOpen(boolean asked) {
+    return asked && !stopping.get();
   }
 
   /** Sits before the HTTP codec: tells the connection that bytes arrived, whole requests or not. */
@@ -333,7 +378,7 @@ final class Connection extends ChannelInboundHandlerAdapter {
     }
     current = null;
     ex.giveBackBody(budget);
-    if (!keepOpen) {
+    if (!keepOpen || stopping.get()) {
       dropWaiting();
       dropOwedRefusal();
       ctx.close();

@@ -58,7 +58,7 @@ final class Exchange {
   }
 
   java.util.concurrent.Executor executor() {
-    return ctx.executor();
+    return connection.executor();
   }
 
   boolean connected() {
@@ -112,7 +112,8 @@ final class Exchange {
             headers,
             HttpHeaders.EMPTY_HEADERS);
     HttpUtil.setContentLength(res, body.length);
-    HttpUtil.setKeepAlive(res, keepAlive);
+    boolean keepOpen = connection.keepsOpen(keepAlive);
+    HttpUtil.setKeepAlive(res, keepOpen);
     ctx.writeAndFlush(res)
         .addListener(
             (ChannelFuture f) -> {
@@ -120,7 +121,7 @@ final class Exchange {
               if (!f.isSuccess() && ifUndelivered != null) {
                 Connection.detached(ifUndelivered);
               }
-              connection.finished(this, keepAlive && f.isSuccess());
+              connection.finished(this, keepOpen && f.isSuccess());
             });
   }
 
@@ -128,7 +129,7 @@ final class Exchange {
     DefaultHttpResponse res =
         new DefaultHttpResponse(version, HttpResponseStatus.valueOf(status), headers);
     headers.set(HttpHeaderNames.TRANSFER_ENCODING, HttpHeaderValues.CHUNKED);
-    HttpUtil.setKeepAlive(res, keepAlive);
+    HttpUtil.setKeepAlive(res, connection.keepsOpen(keepAlive));
     await(ctx.writeAndFlush(res));
   }
 
@@ -154,6 +155,14 @@ final class Exchange {
    * thread parks here instead.
    */
   private static void await(ChannelFuture write) {
+    if (write.isDone()) {
+      // Already failed, as a write is once the event loops have stopped: a listener would be
+      // notified on the stopped loop, that is never.
+      if (!write.isSuccess()) {
+        throw new ClientGone("the write to the client failed", write.cause());
+      }
+      return;
+    }
     CompletableFuture<Void> done = new CompletableFuture<>();
     write.addListener(
         (ChannelFuture f) -> {

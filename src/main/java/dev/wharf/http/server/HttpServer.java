@@ -29,6 +29,11 @@ import java.util.concurrent.atomic.AtomicBoolean;
 public final class HttpServer implements AutoCloseable {
   private static final int MAX_INITIAL_LINE = 8 * 1024;
   private static final int MAX_HEADERS = 16 * 1024;
+  /**
+   * How long a stop waits for the connections to finish the answers under way and close, before
+   * it closes the rest.
+   */
+  static final long STOP_WAIT_MS = 5_000;
 
   private final EventLoopGroup group;
   private final Transport transport;
@@ -36,6 +41,9 @@ public final class HttpServer implements AutoCloseable {
   private final ChannelGroup open;
   private final BodyBudget bodies;
   private final ConnectionCap connections;
+  /** Set when the server stops: each connection closes once it owes no answer. */
+  private final AtomicBoolean stopping;
+  private final AtomicBoolean accepting = new AtomicBoolean(true);
   private final AtomicBoolean closed = new AtomicBoolean();
 
   private HttpServer(
@@ -44,7 +52,9 @@ public final class HttpServer implements AutoCloseable {
       ChannelGroup open,
       Transport transport,
       BodyBudget bodies,
-      ConnectionCap connections) {
+      ConnectionCap connections,
+      AtomicBoolean stopping) {
+    this.stopping = stopping;
     this.transport = transport;
     this.connections = connections;
     this.group = group;
@@ -128,6 +138,7 @@ public final class HttpServer implements AutoCloseable {
     BodyBudget bodies = new BodyBudget(limits.bodyMemory());
     ConnectionCap connections =
         new ConnectionCap(FileDescriptors.roomFor(limits.maxConnections()), errors);
+    AtomicBoolean stopping = new AtomicBoolean();
     HttpDecoderConfig decoding =
         new HttpDecoderConfig()
             .setMaxInitialLineLength(MAX_INITIAL_LINE)
@@ -147,11 +158,17 @@ public final class HttpServer implements AutoCloseable {
                     @Override
                     protected void initChannel(SocketChannel ch) {
                       open.add(ch);
+                      if (stopping.get()) {
+                        // Accepted just before the listener closed: nothing was asked of it yet.
+                        ch.close();
+                        return;
+                      }
                       if (!connections.admit(ch)) {
                         return;
                       }
                       Connection connection =
-                          new Connection(handler, errors, limits.maxBody(), bodies, idleTicks);
+                          new Connection(
+                              handler, errors, limits.maxBody(), bodies, idleTicks, stopping);
                       ch.pipeline()
                           .addLast(new IdleStateHandler(stalledMs, 0, 0, TimeUnit.MILLISECONDS))
                           .addLast(connection.new Arrivals())
@@ -163,7 +180,8 @@ public final class HttpServer implements AutoCloseable {
               .sync()
               .channel();
       connections.listening(listener);
-      return new HttpServer(group, listener, open, chosen.transport(), bodies, connections);
+      return new HttpServer(
+          group, listener, open, chosen.transport(), bodies, connections, stopping);
     } catch (InterruptedException | RuntimeException e) {
       group.shutdownGracefully(0, 0, TimeUnit.MILLISECONDS);
       throw e;
@@ -220,13 +238,45 @@ public final class HttpServer implements AutoCloseable {
     return connections.pauses();
   }
 
-  /** Stops accepting, closes every connection, and stops the event loops. */
+  /**
+   * Closes the listening socket: no new connection is accepted, and each open one closes after
+   * its next answer, which says so ({@code Connection: close}). The first step of {@link
+   * #close()}, for a caller that ends waits of its own before the rest.
+   */
+  public void stopAccepting() {
+    if (accepting.compareAndSet(true, false)) {
+      listener.close().syncUninterruptibly();
+      stopping.set(true);
+    }
+  }
+
+  /**
+   * Stops: accepts no more connections, closes those with no request under way at once and every
+   * other once its answer is written (that answer says {@code Connection: close}), waits up to
+   * {@link #STOP_WAIT_MS} for them, closes whatever is still open then, and stops the event loops.
+   * A handler still writing after that finds its client gone.
+   */
   @Override
   public void close() {
     if (!closed.compareAndSet(false, true)) {
       return;
     }
-    listener.close().syncUninterruptibly();
+    stopAccepting();
+    long deadline = System.nanoTime() + TimeUnit.MILLISECONDS.toNanos(STOP_WAIT_MS);
+    for (Channel ch : open) {
+      // On its event loop, where its pipeline is complete and its state is read safely.
+      ch.eventLoop()
+          .execute(
+              () -> {
+                Connection c = ch.pipeline().get(Connection.class);
+                if (c != null) {
+                  c.stop();
+                }
+                // else refused at the cap: its 503 is on the way, and it closes after.
+              });
+    }
+    open.newCloseFuture()
+        .awaitUninterruptibly(Math.max(0, deadline - System.nanoTime()), TimeUnit.NANOSECONDS);
     open.close().awaitUninterruptibly(5, TimeUnit.SECONDS);
     group.shutdownGracefully(0, 2, TimeUnit.SECONDS).awaitUninterruptibly(5, TimeUnit.SECONDS);
   }

@@ -26,7 +26,9 @@ public final class Response {
 
   /**
    * Runs tasks on the connection's event loop, where the answer is written without a hand-off:
-   * the place to render an answer that a future completed on some other thread.
+   * the place to render an answer that a future completed on some other thread. Once a stopping
+   * server has closed its connections and stopped its loops, a task runs on the caller's thread
+   * instead, and finds its client gone.
    */
   public java.util.concurrent.Executor executor() {
     return exchange.executor();
