@@ -13,18 +13,22 @@ import java.sql.SQLException;
 final class SqliteQueueDeletion {
   private SqliteQueueDeletion() {}
 
-  /** Deletes up to {@code limit} of a queue's ready messages, oldest first; returns how many. */
-  static int deleteReady(Tx tx, String queue, int limit) throws SQLException {
+  /**
+   * Deletes up to {@code limit} of a queue's ready messages published up to seq {@code upTo},
+   * oldest first; returns how many.
+   */
+  static int deleteReady(Tx tx, String queue, long upTo, int limit) throws SQLException {
     // Leases held in memory are ready rows to the index: written back, they are leased rows.
     tx.leases.writeBackQueue(tx, queue);
     String chunk =
-        "SELECT seq FROM messages INDEXED BY m_ready WHERE queue = ? AND state = 0"
+        "SELECT seq FROM messages INDEXED BY m_ready WHERE queue = ? AND state = 0 AND seq <= ?"
             + " ORDER BY visible_at, seq LIMIT ?";
     PreparedStatement count =
         tx.prepare(
             "SELECT original_queue, count(*) FROM messages WHERE seq IN (" + chunk + ") GROUP BY 1");
     count.setString(1, queue);
-    count.setInt(2, limit);
+    count.setLong(2, upTo);
+    count.setInt(3, limit);
     try (ResultSet rs = count.executeQuery()) {
       while (rs.next()) {
         tx.delta.add(queue, MessageState.READY.code(), rs.getString(1), -rs.getLong(2));
@@ -32,8 +36,40 @@ final class SqliteQueueDeletion {
     }
     PreparedStatement del = tx.prepare("DELETE FROM messages WHERE seq IN (" + chunk + ")");
     del.setString(1, queue);
-    del.setInt(2, limit);
+    del.setLong(2, upTo);
+    del.setInt(3, limit);
     return del.executeUpdate();
+  }
+
+  /**
+   * Deletes a queue's leased and expired messages published up to seq {@code upTo}, counting
+   * them out; returns how many. Each state is reached through its own partial index.
+   */
+  static int purgeNotReady(Tx tx, String queue, long upTo) throws SQLException {
+    tx.leases.writeBackQueue(tx, queue);
+    String[] byIndex = {
+      "SELECT seq FROM messages INDEXED BY m_leased WHERE state = 1 AND queue = ? AND seq <= ?",
+      "SELECT seq FROM messages INDEXED BY m_expired WHERE state = 2 AND queue = ? AND seq <= ?"
+    };
+    int deleted = 0;
+    for (String rows : byIndex) {
+      PreparedStatement count =
+          tx.prepare(
+              "SELECT state, original_queue, count(*) FROM messages WHERE seq IN (" + rows + ")"
+                  + " GROUP BY 1, 2");
+      count.setString(1, queue);
+      count.setLong(2, upTo);
+      try (ResultSet rs = count.executeQuery()) {
+        while (rs.next()) {
+          tx.delta.add(queue, rs.getInt(1), rs.getString(2), -rs.getLong(3));
+        }
+      }
+      PreparedStatement del = tx.prepare("DELETE FROM messages WHERE seq IN (" + rows + ")");
+      del.setString(1, queue);
+      del.setLong(2, upTo);
+      deleted += del.executeUpdate();
+    }
+    return deleted;
   }
 
   /** Deletes a queue's leased and expired messages (and any ready one published meanwhile). */

@@ -200,6 +200,27 @@ class GroupCommitBatchTest {
     assertThat(store.queueCounts("q", NOW).leased()).isEqualTo(3);
   }
 
+  @Test
+  void aPurgeLargerThanOneChunkDeletesEveryStateOfItsQueueInChunksAndCountsThemOut() {
+    int total = SqliteStore.DELETE_CHUNK * 2 + 7;
+    for (int first = 0; first < total; first += 1000) {
+      publish("q", first, Math.min(1000, total - first));
+    }
+    publish("other", 0, 3);
+    assertThat(store.messagesClaim(claim("q", 5))).hasSize(5);
+    long commitsBefore = store.writer().commits();
+
+    assertThat(store.messagesPurge("q")).isEqualTo(total);
+
+    // Not one transaction: the ready messages went a chunk at a time.
+    assertThat(store.writer().commits() - commitsBefore).isGreaterThanOrEqualTo(3);
+    assertThat(store.queueCounts("q", NOW).ready()).isZero();
+    assertThat(store.queueCounts("q", NOW).leased()).isZero();
+    assertThat(store.queueCounts("other", NOW).ready()).isEqualTo(3);
+    assertThat(store.messagesClaim(claim("q", 10))).isEmpty();
+    assertThat(store.messagesPurge("q")).isZero();
+  }
+
   /** Occupies the writer until {@link #release}; what is queued meanwhile is the next batch. */
   private void holdWriter() throws InterruptedException {
     CountDownLatch holding = new CountDownLatch(1);
