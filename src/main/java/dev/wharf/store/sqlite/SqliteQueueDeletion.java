@@ -42,23 +42,31 @@ final class SqliteQueueDeletion {
   }
 
   /**
-   * Deletes a queue's leased and expired messages published up to seq {@code upTo}, counting
-   * them out; returns how many. Each state is reached through its own partial index.
+   * Deletes up to {@code limit} of a queue's leased and expired messages published up to seq
+   * {@code upTo}, counting them out; returns how many. Each state is reached through its own
+   * partial index.
    */
-  static int purgeNotReady(Tx tx, String queue, long upTo) throws SQLException {
+  static int deleteNotReady(Tx tx, String queue, long upTo, int limit) throws SQLException {
     tx.leases.writeBackQueue(tx, queue);
     String[] byIndex = {
-      "SELECT seq FROM messages INDEXED BY m_leased WHERE state = 1 AND queue = ? AND seq <= ?",
+      "SELECT seq FROM messages INDEXED BY m_leased WHERE state = 1 AND queue = ? AND seq <= ?"
+          + " LIMIT ?",
       "SELECT seq FROM messages INDEXED BY m_expired WHERE state = 2 AND queue = ? AND seq <= ?"
+          + " LIMIT ?"
     };
     int deleted = 0;
     for (String rows : byIndex) {
+      int left = limit - deleted;
+      if (left == 0) {
+        break;
+      }
       PreparedStatement count =
           tx.prepare(
               "SELECT state, original_queue, count(*) FROM messages WHERE seq IN (" + rows + ")"
                   + " GROUP BY 1, 2");
       count.setString(1, queue);
       count.setLong(2, upTo);
+      count.setInt(3, left);
       try (ResultSet rs = count.executeQuery()) {
         while (rs.next()) {
           tx.delta.add(queue, rs.getInt(1), rs.getString(2), -rs.getLong(3));
@@ -67,13 +75,17 @@ final class SqliteQueueDeletion {
       PreparedStatement del = tx.prepare("DELETE FROM messages WHERE seq IN (" + rows + ")");
       del.setString(1, queue);
       del.setLong(2, upTo);
+      del.setInt(3, left);
       deleted += del.executeUpdate();
     }
     return deleted;
   }
 
-  /** Deletes a queue's leased and expired messages (and any ready one published meanwhile). */
-  static void deleteNotReady(Tx tx, String queue) throws SQLException {
+  /**
+   * Deletes what is left of a queue, in any state, in the transaction that deletes the queue: what
+   * was published or leased after the chunks before it went.
+   */
+  static void deleteRest(Tx tx, String queue) throws SQLException {
     tx.leases.writeBackQueue(tx, queue);
     String[] byIndex = {
       "DELETE FROM messages WHERE seq IN (SELECT seq FROM messages INDEXED BY m_ready"

@@ -221,6 +221,31 @@ class GroupCommitBatchTest {
     assertThat(store.messagesPurge("q")).isZero();
   }
 
+  @Test
+  void leasedMessagesOfADeletedQueueGoInChunksToo() {
+    int total = SqliteStore.DELETE_CHUNK + 3;
+    for (int first = 0; first < total; first += 1000) {
+      publish("q", first, Math.min(1000, total - first));
+    }
+    // Leased, and written back (as a lease held a while is): rows of the leased index.
+    for (int taken = 0; taken < total; taken += 100) {
+      store.messagesClaim(claim("q", 100));
+    }
+    store.writer().submit(tx -> {
+      tx.leases.writeBackQueue(tx, "q");
+      return null;
+    });
+    assertThat(store.queueCounts("q", NOW).leased()).isEqualTo(total);
+    long commitsBefore = store.writer().commits();
+
+    assertThat(store.queuesDelete("q")).isTrue();
+
+    assertThat(store.writer().commits() - commitsBefore).isGreaterThanOrEqualTo(3);
+    store.queuesPut(new QueueRecord("q", "{}", null));
+    assertThat(store.queueCounts("q", NOW).leased()).isZero();
+    assertThat(store.messagesClaim(claim("q", 10))).isEmpty();
+  }
+
   /** Occupies the writer until {@link #release}; what is queued meanwhile is the next batch. */
   private void holdWriter() throws InterruptedException {
     CountDownLatch holding = new CountDownLatch(1);
