@@ -257,39 +257,25 @@ class BadInputTest {
 
   @Test
   void aBodyThatIsNotJsonIsUnsupported() {
-    Reply xml =
-        api.send(
-            "POST",
-            "/v1/queues/q/messages",
-            BodyPublishers.ofString("<body>1</body>"),
-            "application/xml");
+    Reply xml = posted("/v1/queues/q/messages", "<body>1</body>", "application/xml");
     assertError(xml, 415, "unsupported_media_type", "application/xml");
-    Reply garbage =
-        api.send("POST", "/v1/queues/q/messages", BodyPublishers.ofString("{}"), "garbage");
+    Reply garbage = posted("/v1/queues/q/messages", "{}", "garbage");
     assertError(garbage, 415, "unsupported_media_type", "Content-Type");
     // A form body is read as JSON (curl -d labels everything a form), so a real form is a 400.
-    Reply form =
-        api.send(
-            "POST",
-            "/v1/queues/q/messages",
-            BodyPublishers.ofString("body=1"),
-            "application/x-www-form-urlencoded");
+    Reply form = posted("/v1/queues/q/messages", "body=1", "application/x-www-form-urlencoded");
     assertError(form, 400, "invalid_body", "malformed");
     Reply utf16 =
-        api.send(
-            "POST",
-            "/v1/queues/q/messages",
-            BodyPublishers.ofString("{\"body\": 1}"),
-            "application/json; charset=utf-16");
+        posted("/v1/queues/q/messages", "{\"body\": 1}", "application/json; charset=utf-16");
     assertError(utf16, 415, "unsupported_media_type", "JSON is read as UTF-8, not utf-16");
     // UTF-8 named is read (and then found wanting on its own account, leasing nothing).
     Reply utf8 =
-        api.send(
-            "POST",
-            "/v1/queues/q/receive",
-            BodyPublishers.ofString("{\"max\": 0}"),
-            "application/json; charset=\"UTF-8\"");
+        posted("/v1/queues/q/receive", "{\"max\": 0}", "application/json; charset=\"UTF-8\"");
     assertError(utf8, 400, "invalid_body", "max must be between 1 and 100");
+  }
+
+  /** A POST of {@code body} labelled {@code contentType}. */
+  private Reply posted(String path, String body, String contentType) {
+    return api.send("POST", path, BodyPublishers.ofString(body), contentType);
   }
 
   @Test

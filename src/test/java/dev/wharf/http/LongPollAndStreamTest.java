@@ -203,14 +203,7 @@ class LongPollAndStreamTest {
 
   @Test
   void aMessageThatCouldNotBeWrittenToAGoneStreamIsReleasedAtOnce() throws Exception {
-    server.close();
-    server =
-        new TestServer(
-            Files.createDirectories(dir.resolve("long")),
-            null,
-            false,
-            "127.0.0.1",
-            Duration.ofSeconds(25));
+    restartWithLongWaits("long");
     api = server.api;
     api.put("/v1/queues/w", "{}");
     try (Socket socket = new Socket("127.0.0.1", server.http.port())) {
@@ -236,16 +229,18 @@ class LongPollAndStreamTest {
     assertThat(got.json().at("/messages/0/attempt").asInt()).isEqualTo(1);
   }
 
-  @Test
-  void closingTheServerEndsOpenStreamsPromptly() throws Exception {
+  /** A server of its own in {@code subdir}, whose waits may last 25 s, for the shared one. */
+  private void restartWithLongWaits(String subdir) throws Exception {
     server.close();
     server =
         new TestServer(
-            Files.createDirectories(dir.resolve("long")),
-            null,
-            false,
-            "127.0.0.1",
+            Files.createDirectories(dir.resolve(subdir)), null, false, "127.0.0.1",
             Duration.ofSeconds(25));
+  }
+
+  @Test
+  void closingTheServerEndsOpenStreamsPromptly() throws Exception {
+    restartWithLongWaits("long");
     server.api.put("/v1/queues/w", "{}");
     HttpResponse<Stream<String>> res =
         server.api.client.send(
@@ -261,14 +256,7 @@ class LongPollAndStreamTest {
 
   @Test
   void stoppingTheServerAnswersParkedLongPollsAndEndsStreamsWithAnErrorEvent() throws Exception {
-    server.close();
-    server =
-        new TestServer(
-            Files.createDirectories(dir.resolve("stop")),
-            null,
-            false,
-            "127.0.0.1",
-            Duration.ofSeconds(25));
+    restartWithLongWaits("stop");
     server.api.put("/v1/queues/w", "{}");
     int port = server.http.port();
     try (Socket poll = RawHttp.connect(port);
