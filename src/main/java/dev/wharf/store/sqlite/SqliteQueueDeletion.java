@@ -14,6 +14,24 @@ final class SqliteQueueDeletion {
   private SqliteQueueDeletion() {}
 
   /**
+   * Deletes a queue's messages published up to seq {@code upTo}, ready ones first, then leased and
+   * expired ones, {@code chunk} to a writer transaction; returns how many.
+   */
+  static long inChunks(GroupCommitWriter writer, String queue, long upTo, int chunk) {
+    long deleted = 0;
+    int n;
+    do {
+      n = writer.submit(tx -> deleteReady(tx, queue, upTo, chunk));
+      deleted += n;
+    } while (n == chunk);
+    do {
+      n = writer.submit(tx -> deleteNotReady(tx, queue, upTo, chunk));
+      deleted += n;
+    } while (n == chunk);
+    return deleted;
+  }
+
+  /**
    * Deletes up to {@code limit} of a queue's ready messages published up to seq {@code upTo},
    * oldest first; returns how many.
    */
