@@ -16,6 +16,7 @@ public final class OpsService {
   private final Broker broker;
   private final PrometheusMeterRegistry registry;
   private final Endpoints endpoints;
+  private final PlatformScrapes scrapes = new PlatformScrapes();
 
   public OpsService(Broker broker, PrometheusMeterRegistry registry, Endpoints endpoints) {
     this.broker = broker;
@@ -48,6 +49,6 @@ public final class OpsService {
 
   private void metrics(Request req, Response res) {
     res.header("Content-Type", "text/plain; version=0.0.4; charset=utf-8");
-    res.send(registry.scrape().getBytes(StandardCharsets.UTF_8));
+    res.send(scrapes.run(() -> registry.scrape().getBytes(StandardCharsets.UTF_8)));
   }
 }
