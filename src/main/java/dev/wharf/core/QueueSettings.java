@@ -45,6 +45,9 @@ public record QueueSettings(
         DEFAULT_VISIBILITY, DEFAULT_MAX_VISIBILITY, 0, null, Duration.ZERO, null, List.of());
   }
 
+  /** What a queue name may be, as the errors about one say it. */
+  public static final String NAME_RULE = "must be 1-128 characters of A-Z a-z 0-9 . _ -";
+
   public static boolean validName(String name) {
     return name != null && NAME.matcher(name).matches();
   }
@@ -53,7 +56,7 @@ public record QueueSettings(
   public List<String> problems(String queue) {
     var out = new java.util.ArrayList<String>();
     if (!validName(queue)) {
-      out.add("name: must be 1-128 characters of A-Z a-z 0-9 . _ -");
+      out.add("name: " + NAME_RULE);
     }
     if (visibilityTimeout.compareTo(Duration.ofSeconds(1)) < 0) {
       out.add("visibility_timeout: must be at least 1s");

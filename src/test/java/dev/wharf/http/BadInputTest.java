@@ -135,7 +135,8 @@ class BadInputTest {
           PUT  | /v1/queues/q        | {"consumer_tokens": [" padded "]}           | 400 | invalid_body | consumer_tokens: a token must not begin or end with a space
           PUT  | /v1/queues/q        | {"consumer_tokens": ["a\\u0001b"]}         | 400 | invalid_body | consumer_tokens: a token must not hold control characters
           PUT  | /v1/queues/q        | {"dead_letter_queue": "q"}                  | 400 | invalid_body | dead_letter_queue
-          PUT  | /v1/queues/bad%20name | {}                                        | 400 | invalid_body | name
+          PUT  | /v1/queues/bad%20name | {}                                        | 400 | invalid_queue_name | queue name in the path
+          PUT  | /v1/queues/bad%20name | {"colour": "red"}                       | 400 | invalid_queue_name | queue name in the path
           POST | /v1/queues/q/dlq/redrive | {"ids": "all"}                         | 400 | invalid_body | ids
           POST | /v1/queues/q/dlq/redrive | {"ids": []}                            | 400 | invalid_body | ids
           # purge and the deletes take no fields: a body they cannot read deletes nothing

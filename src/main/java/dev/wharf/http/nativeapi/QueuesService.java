@@ -4,6 +4,8 @@ import static dev.wharf.http.Endpoints.Guard.MANAGEMENT;
 
 import dev.wharf.core.Broker;
 import dev.wharf.core.BrokerException;
+import dev.wharf.core.QueueSettings;
+import dev.wharf.http.ApiError;
 import dev.wharf.http.Endpoints;
 import dev.wharf.http.Replies;
 import dev.wharf.http.RequestBodies;
@@ -53,6 +55,11 @@ public final class QueuesService {
 
   private void put(Request req, Response res) {
     String name = Routes.queue(req);
+    if (!QueueSettings.validName(name)) {
+      // The name is the path's, not the body's: a body error would send the client looking there.
+      throw new ApiError(
+          400, "invalid_queue_name", "queue name in the path: " + QueueSettings.NAME_RULE);
+    }
     boolean created = broker.putQueue(name, QueueJson.patch(bodies.object(req)));
     render(res, created ? 201 : 200, name);
   }
