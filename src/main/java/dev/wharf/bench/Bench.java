@@ -198,9 +198,11 @@ public final class Bench implements Callable<Integer> {
 
   private static Result measured(Target target, long pid, Scenario s) throws IOException {
     CpuMeter cpu = new CpuMeter(pid);
+    JitMeter jit = new JitMeter(pid);
     WriteStages writes = new WriteStages(target);
     Result r = s.run();
     cpu.report(r);
+    jit.report(r);
     writes.report(r);
     return r;
   }

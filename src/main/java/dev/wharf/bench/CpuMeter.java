@@ -54,12 +54,16 @@ final class CpuMeter {
       return -1;
     }
     try {
-      String stat = Files.readString(Path.of("/proc", Long.toString(pid), "stat"));
-      // Fields after the parenthesised command name (which may contain spaces).
-      String[] f = stat.substring(stat.lastIndexOf(')') + 2).split(" ");
-      return Long.parseLong(f[11]) + Long.parseLong(f[12]);
+      return ticksOf(Files.readString(Path.of("/proc", Long.toString(pid), "stat")));
     } catch (IOException | RuntimeException e) {
       return -1;
     }
+  }
+
+  /** utime + stime from the text of a /proc stat file (a process's or a thread's). */
+  static long ticksOf(String stat) {
+    // Fields after the parenthesised command name (which may contain spaces).
+    String[] f = stat.substring(stat.lastIndexOf(')') + 2).split(" ");
+    return Long.parseLong(f[11]) + Long.parseLong(f[12]);
   }
 }

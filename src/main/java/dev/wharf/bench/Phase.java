@@ -11,11 +11,20 @@ final class Phase {
   private final long measureFromNs;
   private final long stopAtNs;
   private volatile boolean stopped;
+  // The measured window of the latest phase begun, for what watches the server meanwhile
+  // (JitMeter); scenarios run one at a time.
+  private static volatile long[] lastWindow = {0, 0};
 
   Phase(double warmupSeconds, double measureSeconds) {
     startNs = System.nanoTime();
     measureFromNs = startNs + (long) (warmupSeconds * 1e9);
     stopAtNs = measureFromNs + (long) (measureSeconds * 1e9);
+    lastWindow = new long[] {measureFromNs, stopAtNs};
+  }
+
+  /** The measured window (from, to in nanoTime) of the latest phase begun. */
+  static long[] lastWindow() {
+    return lastWindow.clone();
   }
 
   boolean running() {

@@ -62,5 +62,16 @@ class BenchAgainstServerTest {
     assertThat(json.path("server_batches_per_s").asLong()).isPositive();
     assertThat(json.path("server_fsync_mean_ms").asDouble()).isPositive();
     assertThat(json.path("server_commit_to_durable_mean_ms").asDouble()).isPositive();
+    // The server is this JVM: its compiler threads were watched over the measured window.
+    assertThat(json.has("server_jit_cores")).as(text).isTrue();
+    assertThat(json.path("server_jit_cores").asDouble()).isBetween(0.0, 64.0);
+    assertThat(text).contains("jit: the server's compiler threads used");
+  }
+
+  @Test
+  void cpuTimesAreReadPastACommandNameWithSpacesAndParentheses() {
+    String stat = "4242 (C2 Compiler) x) S 1 2 3 4 5 6 7 8 9 10 250 17 0 0 20 0";
+    assertThat(CpuMeter.ticksOf(stat)).isEqualTo(267);
+    assertThat(JitMeter.compilerTicks(ProcessHandle.current().pid())).isNotNegative();
   }
 }
