@@ -589,6 +589,48 @@ public abstract class StoreContract {
   }
 
   @Test
+  void browseOfReadyPagesInPublishOrderForAQueueLargeOrSmallNextToTheTable() {
+    // The SQLite store reads a large queue's ready messages by walking the table and a small
+    // one's through the ready index: both must give the same pages.
+    queue("big", null, null);
+    queue("small", null, null);
+    List<String> bigReady = new ArrayList<>();
+    List<String> smallReady = new ArrayList<>();
+    for (int i = 0; i < 300; i++) {
+      bigReady.add(publish("big", "" + i));
+      if (i % 120 == 0) {
+        smallReady.add(publish("small", "" + i));
+      }
+    }
+    String leased = receive("big", 1).get(0).message().id();
+    bigReady.remove(leased);
+    String delayed = broker.publish("small", List.of(new Publish(ContentType.TEXT, "d".getBytes(),
+        null, null, Duration.ofMinutes(1), null, null, null))).get(0).id();
+    String smallLast = publish("small", "last");
+    smallReady.add(smallLast);
+    assertThat(pages("big", null, 70)).isEqualTo(bigReady);
+    assertThat(pages("big", false, 70)).isEqualTo(bigReady);
+    assertThat(pages("small", false, 2)).isEqualTo(smallReady);
+    List<String> smallAll = new ArrayList<>(smallReady);
+    smallAll.add(smallAll.size() - 1, delayed);
+    assertThat(pages("small", null, 2)).isEqualTo(smallAll);
+    assertThat(pages("small", true, 2)).containsExactly(delayed);
+  }
+
+  private List<String> pages(String queue, Boolean delayed, int limit) {
+    List<String> ids = new ArrayList<>();
+    long after = 0;
+    while (true) {
+      List<Message> page = broker.browse(queue, MessageState.READY, delayed, after, limit);
+      page.forEach(m -> ids.add(m.id()));
+      if (page.size() < limit) {
+        return ids;
+      }
+      after = page.get(page.size() - 1).seq();
+    }
+  }
+
+  @Test
   void unknownQueueIsAnError() {
     assertThatThrownBy(() -> publish("nope", "1"))
         .isInstanceOf(BrokerException.QueueNotFound.class);

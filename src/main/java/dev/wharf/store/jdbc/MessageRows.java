@@ -140,8 +140,17 @@ public final class MessageRows {
 
   /** One page of a queue's messages in publish order, as {@link BrowseRequest} asks. */
   public static List<Message> browse(Connection c, BrowseRequest r) throws SQLException {
+    return browse(c, r, "messages");
+  }
+
+  /**
+   * As {@link #browse(Connection, BrowseRequest)}, reading {@code from}: the table, or the table
+   * with a backend's hint on how to walk it.
+   */
+  public static List<Message> browse(Connection c, BrowseRequest r, String from)
+      throws SQLException {
     StringBuilder sql =
-        new StringBuilder("SELECT " + COLUMNS + " FROM messages WHERE queue = ? AND seq > ?");
+        new StringBuilder("SELECT " + COLUMNS + " FROM " + from + " WHERE queue = ? AND seq > ?");
     List<Object> args = new ArrayList<>(List.of(r.queue(), r.afterSeq()));
     if (r.state() != null) {
       sql.append(" AND state = ?");

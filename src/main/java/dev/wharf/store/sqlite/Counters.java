@@ -52,6 +52,17 @@ final class Counters {
     return a == null ? 0 : Math.max(0, a[state].sum());
   }
 
+  /** Every message counted, of every queue and state. */
+  long total() {
+    long sum = 0;
+    for (LongAdder[] row : byQueue.values()) {
+      for (LongAdder a : row) {
+        sum += Math.max(0, a.sum());
+      }
+    }
+    return sum;
+  }
+
   long dead(String dlq, String origin) {
     LongAdder a = deadByOrigin.get(key(dlq, origin));
     return a == null ? 0 : Math.max(0, a.sum());

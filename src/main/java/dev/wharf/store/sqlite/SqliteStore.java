@@ -573,7 +573,25 @@ public final class SqliteStore implements Store {
   @Override
   public List<Message> messagesBrowse(BrowseRequest r) {
     writeBackBeforeReading(r.queue());
-    return reads.read(c -> MessageRows.browse(c, r));
+    String from = walkInSeqOrder(r) ? "messages NOT INDEXED" : "messages";
+    return reads.read(c -> MessageRows.browse(c, r, from));
+  }
+
+  /**
+   * Whether a page of ready messages is read by walking the table from the cursor in seq order
+   * rather than through the ready index. The index holds a queue's ready rows in delivery order,
+   * so a page in seq order sorted every one of them: 0.37-0.71 s a page of a queue of 1,000,000.
+   * The walk reads about (all rows / the queue's ready rows) rows for each it keeps, so it is
+   * taken while that stays under 64 to one; below that the queue is small next to the table and
+   * sorting its ready rows is the cheaper read.
+   */
+  private boolean walkInSeqOrder(BrowseRequest r) {
+    if (r.state() != MessageState.READY || Boolean.TRUE.equals(r.delayed())
+        || !counters.counted()) {
+      return false;
+    }
+    long ready = counters.get(r.queue(), MessageState.READY.code());
+    return ready > 0 && ready * 64 >= counters.total();
   }
 
   /**
