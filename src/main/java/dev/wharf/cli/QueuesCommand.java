@@ -167,6 +167,9 @@ final class QueuesCommand implements Runnable {
     }
     long n = answer.json().path("redriven").asLong();
     out().println("moved " + n + " dead message" + (n == 1 ? "" : "s") + " back to " + queue);
+    for (JsonNode id : answer.json().path("skipped")) {
+      out().println("skipped " + id.asText() + ": no dead message of " + queue + " has that id");
+    }
     out().flush();
   }
 

@@ -12,6 +12,7 @@ import dev.wharf.store.PublishResult;
 import dev.wharf.store.PublishedAndClaimed;
 import dev.wharf.store.QueueCounts;
 import dev.wharf.store.RedriveRequest;
+import dev.wharf.store.Redriven;
 import dev.wharf.store.Store;
 import dev.wharf.store.StoreException;
 import io.micrometer.core.instrument.MeterRegistry;
@@ -540,25 +541,28 @@ public final class Broker implements AutoCloseable {
     }
   }
 
-  /** Moves dead messages that came from {@code queue} back into it; null ids = all of them. */
-  public int redrive(String queue, List<String> ids) {
+  /**
+   * Moves dead messages that came from {@code queue} back into it; null ids = all of them. Ids
+   * that name no dead message of the queue are skipped and said so.
+   */
+  public Redriven redrive(String queue, List<String> ids) {
     QueueSettings s = queues.require(queue);
-    if (s.deadLetterQueue() == null) {
-      return 0;
-    }
     if (ids != null && (ids.isEmpty() || ids.size() > 1000)) {
       throw new BrokerException.Invalid("ids must hold 1 to 1000 message ids");
     }
     // A set of messages: an id given twice is one message, moved and counted once.
     List<String> distinct = ids == null ? null : List.copyOf(new LinkedHashSet<>(ids));
+    if (s.deadLetterQueue() == null) {
+      return new Redriven(0, distinct == null ? List.of() : distinct);
+    }
     int total = 0;
     while (true) {
-      int n = guard(() -> store.messagesRedrive(
+      Redriven r = guard(() -> store.messagesRedrive(
           new RedriveRequest(s.deadLetterQueue(), queue, distinct, clock.instant(), 1000)));
-      total += n;
-      madeVisible(queue, n, null);
-      if (n < 1000 || ids != null) {
-        return total;
+      total += r.moved();
+      madeVisible(queue, r.moved(), null);
+      if (r.moved() < 1000 || ids != null) {
+        return new Redriven(total, r.skipped());
       }
     }
   }

@@ -79,7 +79,8 @@ public interface Store extends AutoCloseable {
   /** Forgets idempotency keys whose window ended at or before {@code now}. */
   int idempotencyPrune(Instant now, int limit);
 
-  int messagesRedrive(RedriveRequest request);
+  /** Moves dead messages back (at most {@code limit} when the request names no ids). */
+  Redriven messagesRedrive(RedriveRequest request);
 
   /** Deletes every message of a queue. */
   long messagesPurge(String queue);

@@ -210,8 +210,12 @@ class CliServerTest {
     assertThat(JSON.readTree(wharf("queues", "dlq", "billing", "--json").out()).get("messages"))
         .hasSize(2);
 
-    CliRun one = wharf("queues", "retry", "billing", "--id", id);
-    assertThat(one.out()).isEqualTo("moved 1 dead message back to billing\n");
+    CliRun one = wharf("queues", "retry", "billing", "--id", id, "--id", "0NOSUCH");
+    assertThat(one.exitCode()).as(one.err()).isZero();
+    assertThat(one.out())
+        .isEqualTo(
+            "moved 1 dead message back to billing\n"
+                + "skipped 0NOSUCH: no dead message of billing has that id\n");
     CliRun rest = wharf("queues", "retry", "billing");
     assertThat(rest.out()).isEqualTo("moved 1 dead message back to billing\n");
     assertThat(wharf("queues", "dlq", "billing").out())

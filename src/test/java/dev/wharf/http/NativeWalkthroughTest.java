@@ -194,8 +194,13 @@ class NativeWalkthroughTest {
     assertThat(api.get("/v1/queues/jobs/dlq").json().at("/messages/0/dead_reason").asText())
         .isEqualTo("poison");
     Reply some =
-        api.post("/v1/queues/jobs/dlq/redrive", "{\"ids\": [\"" + m.get("id").asText() + "\"]}");
+        api.post(
+            "/v1/queues/jobs/dlq/redrive",
+            "{\"ids\": [\"" + m.get("id").asText() + "\", \"0NOSUCHMESSAGE\"]}");
     assertThat(some.json().get("redriven").asInt()).isEqualTo(1);
+    assertThat(some.json().get("skipped").toString()).isEqualTo("[\"0NOSUCHMESSAGE\"]");
+    // A redrive of all says nothing of skipped ids: it named none.
+    assertThat(api.post("/v1/queues/jobs/dlq/redrive", "{}").text()).isEqualTo("{\"redriven\":0}");
   }
 
   @Test

@@ -517,12 +517,20 @@ public abstract class StoreContract {
       broker.settle().dead("q", List.of(d.leaseId()), "x");
     }
     assertThat(broker.stats("q").dead()).isEqualTo(3);
-    assertThat(broker.redrive("q", List.of(ids.get(1)))).isEqualTo(1);
-    Delivery back = receive("q", 10).get(0);
+    // Ids that name no dead message of the queue are skipped and said so: an unknown one, a live
+    // message of the queue, and a message moved back already.
+    String live = publish("q", "live");
+    assertThat(broker.redrive("q", List.of("nope", ids.get(1), live, "nope")))
+        .isEqualTo(new Redriven(1, List.of("nope", live)));
+    assertThat(broker.redrive("q", List.of(ids.get(1))))
+        .isEqualTo(new Redriven(0, List.of(ids.get(1))));
+    List<Delivery> got = receive("q", 10);
+    assertThat(got).extracting(d -> d.message().id()).containsExactly(ids.get(1), live);
+    Delivery back = got.get(0);
     assertThat(back.message().id()).isEqualTo(ids.get(1));
     assertThat(back.message().attempt()).isEqualTo(1);
     assertThat(back.message().originalQueue()).isNull();
-    assertThat(broker.redrive("q", null)).isEqualTo(2);
+    assertThat(broker.redrive("q", null)).isEqualTo(new Redriven(2, List.of()));
     assertThat(broker.stats("q").dead()).isZero();
     assertThat(receive("q", 10)).hasSize(2);
   }
@@ -541,11 +549,11 @@ public abstract class StoreContract {
     assertThat(
             store.messagesRedrive(
                 new RedriveRequest(dlq, "q", List.of(id, id, id), clock.instant(), 10)))
-        .isEqualTo(1);
+        .isEqualTo(new Redriven(1, List.of()));
     assertThat(broker.stats("q").counts().ready()).isEqualTo(1);
     assertThat(broker.stats("q").dead()).isEqualTo(1);
     // And through the broker.
-    assertThat(broker.redrive("q", List.of(other, other))).isEqualTo(1);
+    assertThat(broker.redrive("q", List.of(other, other))).isEqualTo(new Redriven(1, List.of()));
     assertThat(broker.stats("q").counts().ready()).isEqualTo(2);
     assertThat(broker.stats("q").dead()).isZero();
     assertThat(receive("q", 10)).extracting(d -> d.message().id()).containsExactly(id, other);

@@ -11,6 +11,7 @@ import dev.wharf.http.RequestBodies;
 import dev.wharf.http.server.Request;
 import dev.wharf.http.server.Response;
 import dev.wharf.store.Message;
+import dev.wharf.store.Redriven;
 import java.time.Instant;
 import java.util.List;
 import java.util.Set;
@@ -47,13 +48,21 @@ public final class DeadLetterService {
 
   private void redrive(Request req, Response res) {
     Fields f = Fields.of(bodies.object(req), REDRIVE);
-    int n = broker.redrive(Routes.queue(req), f.strings("ids"));
+    List<String> ids = f.strings("ids");
+    Redriven r = broker.redrive(Routes.queue(req), ids);
     Replies.send(
         res,
         200,
         g -> {
           g.writeStartObject();
-          g.writeNumberField("redriven", n);
+          g.writeNumberField("redriven", r.moved());
+          if (ids != null) {
+            g.writeArrayFieldStart("skipped");
+            for (String id : r.skipped()) {
+              g.writeString(id);
+            }
+            g.writeEndArray();
+          }
           g.writeEndObject();
         });
   }

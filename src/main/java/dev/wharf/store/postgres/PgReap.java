@@ -6,14 +6,18 @@ import dev.wharf.store.LeaseOutcome.Outcome;
 import dev.wharf.store.MessageState;
 import dev.wharf.store.ReapResult;
 import dev.wharf.store.RedriveRequest;
+import dev.wharf.store.Redriven;
 import java.sql.PreparedStatement;
 import java.sql.ResultSet;
 import java.sql.SQLException;
 import java.time.Instant;
 import java.util.ArrayList;
 import java.util.HashMap;
+import java.util.HashSet;
+import java.util.LinkedHashSet;
 import java.util.List;
 import java.util.Map;
+import java.util.Set;
 
 /**
  * The SQL of the time-driven transitions and of redrive. Reapers lock the rows they pick with
@@ -117,9 +121,10 @@ final class PgReap {
     return ps.executeUpdate();
   }
 
-  static int redrive(PgTx tx, RedriveRequest r) throws SQLException {
+  static Redriven redrive(PgTx tx, RedriveRequest r) throws SQLException {
+    // The id comes after the held columns, which PgRows.held reads by position.
     String select =
-        "SELECT " + PgRows.HELD + " FROM messages"
+        "SELECT " + PgRows.HELD + ", id FROM messages"
             + " WHERE queue = ? AND original_queue = ? AND state = 0";
     PreparedStatement ps;
     if (r.ids() == null) {
@@ -133,13 +138,28 @@ final class PgReap {
       ps.setString(2, r.originalQueue());
       ps.setArray(3, tx.array("text", r.ids().toArray(new String[0])));
     }
-    List<PgHeld> due = held(ps);
+    List<PgHeld> due = new ArrayList<>();
+    Set<String> moved = new HashSet<>();
+    try (ResultSet rs = ps.executeQuery()) {
+      while (rs.next()) {
+        due.add(PgRows.held(rs));
+        moved.add(rs.getString(PgRows.HELD_COLUMNS + 1));
+      }
+    }
     PgChanges changes = new PgChanges(tx, r.now().toEpochMilli());
     for (PgHeld h : due) {
       changes.redrive(h, r.originalQueue());
     }
     changes.flush();
-    return due.size();
+    List<String> skipped = new ArrayList<>();
+    if (r.ids() != null) {
+      for (String id : new LinkedHashSet<>(r.ids())) {
+        if (!moved.contains(id)) {
+          skipped.add(id);
+        }
+      }
+    }
+    return new Redriven(due.size(), skipped);
   }
 
   private static List<PgHeld> held(PreparedStatement ps) throws SQLException {

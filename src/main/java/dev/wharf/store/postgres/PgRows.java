@@ -8,6 +8,8 @@ import java.sql.SQLException;
 final class PgRows {
   /** The columns a settle or reaper needs to decide about a row. */
   static final String HELD = "seq, queue, state, lease_id, lease_until, attempt, original_queue";
+  /** How many columns {@link #HELD} selects. */
+  static final int HELD_COLUMNS = 7;
 
   private PgRows() {}
 

@@ -13,6 +13,7 @@ import dev.wharf.store.QueueCounts;
 import dev.wharf.store.QueueRecord;
 import dev.wharf.store.ReapResult;
 import dev.wharf.store.RedriveRequest;
+import dev.wharf.store.Redriven;
 import dev.wharf.store.SettleRequest;
 import dev.wharf.store.Store;
 import dev.wharf.store.StoreException;
@@ -255,7 +256,7 @@ public final class PostgresStore implements Store {
   }
 
   @Override
-  public int messagesRedrive(RedriveRequest request) {
+  public Redriven messagesRedrive(RedriveRequest request) {
     return writer.submit(tx -> PgReap.redrive(tx, request));
   }
 

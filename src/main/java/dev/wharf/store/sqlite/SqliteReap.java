@@ -6,6 +6,7 @@ import dev.wharf.store.LeaseOutcome.Outcome;
 import dev.wharf.store.MessageState;
 import dev.wharf.store.ReapResult;
 import dev.wharf.store.RedriveRequest;
+import dev.wharf.store.Redriven;
 import dev.wharf.store.sqlite.GroupCommitWriter.Tx;
 import dev.wharf.store.sqlite.SqliteSettle.Held;
 import java.sql.PreparedStatement;
@@ -102,10 +103,11 @@ final class SqliteReap {
     return ps.executeUpdate();
   }
 
-  static int redrive(Tx tx, RedriveRequest r, IdLookup ids) throws SQLException {
+  static Redriven redrive(Tx tx, RedriveRequest r, IdLookup ids) throws SQLException {
     // A dead-letter queue is consumed like any other: its leases held in memory are leases.
     tx.leases.writeBackQueue(tx, r.deadLetterQueue());
     List<Held> due = new ArrayList<>();
+    List<String> skipped = new ArrayList<>();
     String select =
         "SELECT seq, queue, state, lease_id, 0, attempt, original_queue FROM messages"
             + " WHERE queue = ? AND original_queue = ? AND state = 0";
@@ -118,16 +120,27 @@ final class SqliteReap {
     } else {
       PreparedStatement ps = tx.prepare(select + " AND seq = ?");
       Set<Long> seen = new HashSet<>();
+      Set<String> named = new HashSet<>();
       for (String id : r.ids()) {
-        long seq = ids.seq(tx, r.deadLetterQueue(), id);
-        // A repeated id must not move (and count) its message twice.
-        if (seq < 0 || !seen.add(seq)) {
+        if (!named.add(id)) {
           continue;
         }
-        ps.setString(1, r.deadLetterQueue());
-        ps.setString(2, r.originalQueue());
-        ps.setLong(3, seq);
-        due.addAll(held(ps));
+        long seq = ids.seq(tx, r.deadLetterQueue(), id);
+        // A repeated id must not move (and count) its message twice.
+        if (seq >= 0 && !seen.add(seq)) {
+          continue;
+        }
+        List<Held> found = List.of();
+        if (seq >= 0) {
+          ps.setString(1, r.deadLetterQueue());
+          ps.setString(2, r.originalQueue());
+          ps.setLong(3, seq);
+          found = held(ps);
+        }
+        if (found.isEmpty()) {
+          skipped.add(id);
+        }
+        due.addAll(found);
       }
     }
     PreparedStatement upd =
@@ -142,7 +155,7 @@ final class SqliteReap {
       tx.delta.move(h.queue(), h.state(), h.originalQueue(), r.originalQueue(), h.state(), null);
       tx.leases.madeReady(tx, r.originalQueue(), r.now().toEpochMilli(), h.seq());
     }
-    return due.size();
+    return new Redriven(due.size(), skipped);
   }
 
   private static List<Held> held(PreparedStatement ps) throws SQLException {

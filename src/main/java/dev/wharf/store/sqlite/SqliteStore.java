@@ -16,6 +16,7 @@ import dev.wharf.store.QueueCounts;
 import dev.wharf.store.QueueRecord;
 import dev.wharf.store.ReapResult;
 import dev.wharf.store.RedriveRequest;
+import dev.wharf.store.Redriven;
 import dev.wharf.store.SettleRequest;
 import dev.wharf.store.Store;
 import dev.wharf.store.StoreException;
@@ -510,7 +511,7 @@ public final class SqliteStore implements Store {
   }
 
   @Override
-  public int messagesRedrive(RedriveRequest request) {
+  public Redriven messagesRedrive(RedriveRequest request) {
     return writer.submit(tx -> SqliteReap.redrive(tx, request, ids));
   }
 

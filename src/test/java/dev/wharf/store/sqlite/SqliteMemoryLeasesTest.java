@@ -361,7 +361,7 @@ class SqliteMemoryLeasesTest {
     }
     assertThat(receive("q.dlq", 1)).hasSize(1);
 
-    assertThat(broker.redrive("q", null)).isZero();
+    assertThat(broker.redrive("q", null).moved()).isZero();
     assertThat(broker.stats("q.dlq").counts().leased()).isEqualTo(1);
   }
 }

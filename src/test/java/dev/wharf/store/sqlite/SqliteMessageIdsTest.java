@@ -9,6 +9,7 @@ import dev.wharf.store.NewMessage;
 import dev.wharf.store.PublishBatch;
 import dev.wharf.store.QueueRecord;
 import dev.wharf.store.RedriveRequest;
+import dev.wharf.store.Redriven;
 import java.nio.charset.StandardCharsets;
 import java.nio.file.Path;
 import java.sql.Connection;
@@ -116,7 +117,7 @@ class SqliteMessageIdsTest {
     assertThat(payload("q", fresh)).isEqualTo("fresh");
 
     assertThat(store.messagesRedrive(new RedriveRequest("q-dlq", "q", List.of(dead), NOW, 10)))
-        .isEqualTo(1);
+        .isEqualTo(new Redriven(1, List.of()));
     assertThat(payload("q", dead)).isEqualTo("dead");
     assertThat(store.messagesDelete("q", a)).isTrue();
     assertThat(store.messagesDelete("q", b)).isTrue();
