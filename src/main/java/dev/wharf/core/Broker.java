@@ -11,6 +11,7 @@ import dev.wharf.store.PublishBatch;
 import dev.wharf.store.PublishResult;
 import dev.wharf.store.PublishedAndClaimed;
 import dev.wharf.store.QueueCounts;
+import dev.wharf.store.QueueGone;
 import dev.wharf.store.RedriveRequest;
 import dev.wharf.store.Redriven;
 import dev.wharf.store.Store;
@@ -632,6 +633,8 @@ public final class Broker implements AutoCloseable {
       return storeCall.get();
     } catch (StoreException e) {
       throw unavailable(e);
+    } catch (QueueGone e) {
+      throw new BrokerException.QueueNotFound(e.queue());
     }
   }
 
@@ -646,7 +649,11 @@ public final class Broker implements AutoCloseable {
     return storeCall.exceptionallyCompose(
         failure ->
             CompletableFuture.failedFuture(
-                unwrap(failure) instanceof StoreException e ? unavailable(e) : unwrap(failure)));
+                switch (unwrap(failure)) {
+                  case StoreException e -> unavailable(e);
+                  case QueueGone e -> new BrokerException.QueueNotFound(e.queue());
+                  case Throwable t -> t;
+                }));
   }
 
   private static BrokerException unavailable(StoreException e) {

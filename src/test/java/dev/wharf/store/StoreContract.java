@@ -639,6 +639,37 @@ public abstract class StoreContract {
   }
 
   @Test
+  void aWriteIntoAQueueDeletedMeanwhileIsRefusedAndLeavesNothingBehind() {
+    // The broker checks a queue exists before it writes; a deletion can land between the check
+    // and the write. Deleting through the store alone leaves the broker believing in the queue,
+    // as it does in that gap.
+    queue("q", null, null);
+    publish("q", "1");
+    for (Delivery d : receive("q", 1)) {
+      broker.settle().dead("q", List.of(d.leaseId()), "x");
+    }
+    publish("q", "2");
+    store.queuesDelete("q");
+    assertThatThrownBy(() -> publish("q", "late"))
+        .isInstanceOf(BrokerException.QueueNotFound.class);
+    List<Publish> two = List.of(Publish.json("3"), Publish.json("4"));
+    assertThatThrownBy(() -> broker.publish("q", two))
+        .isInstanceOf(BrokerException.QueueNotFound.class);
+    assertThatThrownBy(() -> broker.redrive("q", null))
+        .isInstanceOf(BrokerException.QueueNotFound.class);
+    String dlq = broker.settings("q").deadLetterQueue();
+    assertThat(broker.browse(dlq, null, null, 0, 10)).hasSize(1);
+
+    // Made again under the same name, the queue takes writes and holds nothing from before.
+    broker.deleteQueue("q");
+    queue("q", null, null);
+    String fresh = publish("q", "fresh");
+    assertThat(broker.browse("q", null, null, 0, 10)).extracting(Message::id)
+        .containsExactly(fresh);
+    assertThat(broker.stats("q").counts().ready()).isEqualTo(1);
+  }
+
+  @Test
   void unknownQueueIsAnError() {
     assertThatThrownBy(() -> publish("nope", "1"))
         .isInstanceOf(BrokerException.QueueNotFound.class);

@@ -40,6 +40,7 @@ final class PgPublish {
 
   /** The merger of plain publishes: one insert for all, one result list per publish. */
   static List<List<PublishResult>> mergeAll(PgTx tx, List<Plain> ops) throws SQLException {
+    tx.requireQueues(ops.stream().map(p -> p.batch().queue()).toList());
     Inserts rows = new Inserts();
     List<List<PublishResult>> out = new ArrayList<>(ops.size());
     for (Plain p : ops) {
@@ -57,6 +58,7 @@ final class PgPublish {
 
   /** A publish with keys: idempotency first, then the upsert, else a new row. */
   static List<PublishResult> publish(PgTx tx, PublishBatch b) throws SQLException {
+    tx.requireQueues(List.of(b.queue()));
     List<PublishResult> out = new ArrayList<>(b.messages().size());
     Inserts pending = new Inserts();
     for (NewMessage m : b.messages()) {

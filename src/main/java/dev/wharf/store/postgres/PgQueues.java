@@ -26,14 +26,17 @@ final class PgQueues {
   }
 
   static boolean delete(PgTx tx, String name) throws SQLException {
+    // The queue's row first: its lock waits for the writes that hold it (PgTx.requireQueues) to
+    // commit, and the message deletion after it, a statement of its own, then sees their rows.
+    PreparedStatement q = tx.prepare("DELETE FROM queues WHERE name = ?");
+    q.setString(1, name);
+    tx.queuesChanged = true;
+    boolean existed = q.executeUpdate() == 1;
     purge(tx, name);
     PreparedStatement idem = tx.prepare("DELETE FROM idempotency WHERE queue = ?");
     idem.setString(1, name);
     idem.executeUpdate();
-    PreparedStatement q = tx.prepare("DELETE FROM queues WHERE name = ?");
-    q.setString(1, name);
-    tx.queuesChanged = true;
-    return q.executeUpdate() == 1;
+    return existed;
   }
 
   /** Deletes a queue's messages, taking each one off the counters it was counted in. */

@@ -122,6 +122,7 @@ final class PgReap {
   }
 
   static Redriven redrive(PgTx tx, RedriveRequest r) throws SQLException {
+    tx.requireQueues(List.of(r.originalQueue()));
     // The id comes after the held columns, which PgRows.held reads by position.
     String select =
         "SELECT " + PgRows.HELD + ", id FROM messages"

@@ -1,13 +1,17 @@
 package dev.wharf.store.postgres;
 
+import dev.wharf.store.QueueGone;
 import java.sql.Array;
 import java.sql.Connection;
 import java.sql.PreparedStatement;
+import java.sql.ResultSet;
 import java.sql.SQLException;
+import java.util.Collection;
 import java.util.HashMap;
 import java.util.LinkedHashSet;
 import java.util.Map;
 import java.util.Set;
+import java.util.TreeSet;
 
 /**
  * What a write sees while it runs inside a shared transaction: the connection, its cached
@@ -37,6 +41,29 @@ final class PgTx {
 
   Array array(String type, Object[] values) throws SQLException {
     return conn.createArrayOf(type, values);
+  }
+
+  /**
+   * Holds the queues' rows against deletion until this transaction ends, or throws {@link
+   * QueueGone} for the first that is not there. A queue's deletion deletes its row first and its
+   * messages after, so a write that got here first is swept with the queue, and one that came
+   * later waits for the deletion's commit and then finds the row gone: nothing is written into a
+   * queue that no longer exists, on whichever node.
+   */
+  void requireQueues(Collection<String> queues) throws SQLException {
+    Set<String> wanted = new TreeSet<>(queues);
+    PreparedStatement ps =
+        prepare(
+            "SELECT name FROM queues WHERE name = ANY(?::text[]) ORDER BY name FOR KEY SHARE");
+    ps.setArray(1, array("text", wanted.toArray()));
+    try (ResultSet rs = ps.executeQuery()) {
+      while (rs.next()) {
+        wanted.remove(rs.getString(1));
+      }
+    }
+    if (!wanted.isEmpty()) {
+      throw new QueueGone(wanted.iterator().next());
+    }
   }
 
   /** Forgets what the last transaction did; called before each new one. */

@@ -1,5 +1,6 @@
 package dev.wharf.store.postgres;
 
+import dev.wharf.store.QueueGone;
 import dev.wharf.store.StoreException;
 import dev.wharf.store.WriteFuture;
 import java.sql.Connection;
@@ -85,6 +86,9 @@ final class PgWriter implements AutoCloseable {
     } catch (CompletionException e) {
       if (e.getCause() instanceof StoreException se) {
         throw se;
+      }
+      if (e.getCause() instanceof QueueGone gone) {
+        throw gone;
       }
       throw new StoreException("write failed: " + e.getCause().getMessage(), e.getCause());
     }
@@ -248,8 +252,10 @@ final class PgWriter implements AutoCloseable {
         // Whatever failed, nothing of this transaction may reach a later commit.
         boolean connectionLost = rollbackOrDrop();
         if (batch.size() == 1 || !mayRetrySingly || connectionLost) {
-          StoreException failure = e instanceof StoreException se ? se
-              : new StoreException("write failed: " + e.getMessage(), e);
+          // A write into a deleted queue is its caller's answer, not a failure of the store.
+          RuntimeException failure =
+              e instanceof StoreException || e instanceof QueueGone ? (RuntimeException) e
+                  : new StoreException("write failed: " + e.getMessage(), e);
           for (Pending<?> p : batch) {
             p.done().completeExceptionally(failure);
           }

@@ -1,6 +1,7 @@
 package dev.wharf.store.sqlite;
 
 import dev.wharf.store.Delivery;
+import dev.wharf.store.QueueGone;
 import dev.wharf.store.StoreException;
 import dev.wharf.store.WriteFuture;
 import java.sql.Connection;
@@ -82,6 +83,10 @@ final class GroupCommitWriter implements AutoCloseable {
     Counters.Delta delta = new Counters.Delta();
     private long nextSeq;
     private final Set<Long> upserted = new HashSet<>();
+    /** Queues deleted while this store ran, and not made again since. */
+    private final Set<String> gone = new HashSet<>();
+    /** Queues this batch deletes: gone once it commits. */
+    private final Set<String> goingInTx = new HashSet<>();
 
     Tx(Connection conn, MemoryLeases leases, Map<String, PreparedStatement> statements,
         long nextSeq) {
@@ -94,6 +99,28 @@ final class GroupCommitWriter implements AutoCloseable {
     /** The seq of a new message: publish order, and the row's key. */
     long nextSeq() {
       return nextSeq++;
+    }
+
+    /**
+     * Refuses a write into a queue deleted meanwhile: a publish that passed the broker's check
+     * just before a deletion's last transaction would otherwise put rows into a queue that no
+     * longer exists, which a queue made later under that name would take in, uncounted.
+     */
+    void requireQueue(String queue) {
+      if (gone.contains(queue) || goingInTx.contains(queue)) {
+        throw new QueueGone(queue);
+      }
+    }
+
+    /** The queue's deletion is in this transaction: later writes into it are refused. */
+    void queueDeleted(String queue) {
+      goingInTx.add(queue);
+    }
+
+    /** The queue is made (again): writes into it are taken. */
+    void queueMade(String queue) {
+      gone.remove(queue);
+      goingInTx.remove(queue);
     }
 
     /** A ready message whose payload this batch replaced by key. */
@@ -365,6 +392,9 @@ final class GroupCommitWriter implements AutoCloseable {
       if (e.getCause() instanceof StoreException se) {
         throw se;
       }
+      if (e.getCause() instanceof QueueGone gone) {
+        throw gone;
+      }
       throw new StoreException("write failed: " + e.getCause().getMessage(), e.getCause());
     }
   }
@@ -425,6 +455,7 @@ final class GroupCommitWriter implements AutoCloseable {
     Object[] results = new Object[batch.size()];
     tx.delta = new Counters.Delta();
     tx.upserted.clear();
+    tx.goingInTx.clear();
     applying = true;
     try {
       // Most batches hold no grouped operation: no map for them.
@@ -456,6 +487,7 @@ final class GroupCommitWriter implements AutoCloseable {
       long reserved = reserveSeqs();
       conn.commit();
       seqsReservedUpTo = reserved;
+      tx.gone.addAll(tx.goingInTx);
     } catch (SQLException | RuntimeException e) {
       // A failure of any kind rolls back: left open, the batch's writes would be committed with
       // the next batch while its callers were told it failed.
@@ -464,6 +496,11 @@ final class GroupCommitWriter implements AutoCloseable {
       if (batch.isEmpty()) {
         LOG.log(Level.WARNING, "writing leases back failed; retrying in 100 ms", e);
         writeBackRetryAt = System.nanoTime() + WRITE_BACK_RETRY_NANOS;
+        return;
+      }
+      if (batch.size() == 1 && e instanceof QueueGone gone) {
+        // The caller's own answer (the queue is not there), not a failure of the store.
+        batch.get(0).done().completeExceptionally(gone);
         return;
       }
       if (batch.size() == 1) {

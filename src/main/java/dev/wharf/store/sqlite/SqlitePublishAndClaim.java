@@ -27,6 +27,7 @@ final class SqlitePublishAndClaim {
   private SqlitePublishAndClaim() {}
 
   static List<PublishResult> publish(Tx tx, PublishBatch b) throws SQLException {
+    tx.requireQueue(b.queue());
     long now = b.now().toEpochMilli();
     if (b.messages().size() > 1 && allPlain(b)) {
       return insertPlainRows(tx, b.queue(), List.of(b));
@@ -155,6 +156,7 @@ final class SqlitePublishAndClaim {
    */
   static List<List<PublishResult>> publishPlainTogether(Tx tx, List<PublishBatch> batches)
       throws SQLException {
+    tx.requireQueue(batches.get(0).queue());
     List<PublishResult> all = insertPlainRows(tx, batches.get(0).queue(), batches);
     List<List<PublishResult>> out = new ArrayList<>(batches.size());
     int from = 0;

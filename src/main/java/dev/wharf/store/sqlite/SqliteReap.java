@@ -105,6 +105,7 @@ final class SqliteReap {
 
   static Redriven redrive(Tx tx, RedriveRequest r, IdLookup ids) throws SQLException {
     // A dead-letter queue is consumed like any other: its leases held in memory are leases.
+    tx.requireQueue(r.originalQueue());
     tx.leases.writeBackQueue(tx, r.deadLetterQueue());
     List<Held> due = new ArrayList<>();
     List<String> skipped = new ArrayList<>();

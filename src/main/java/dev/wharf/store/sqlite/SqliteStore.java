@@ -389,6 +389,7 @@ public final class SqliteStore implements Store {
   @Override
   public void queuesPut(QueueRecord q) {
     writer.submit(tx -> {
+      tx.queueMade(q.name());
       PreparedStatement ps =
           tx.prepare("INSERT OR REPLACE INTO queues(name, settings, config_hash) VALUES (?, ?, ?)");
       ps.setString(1, q.name());
@@ -411,6 +412,9 @@ public final class SqliteStore implements Store {
     // for 0.7 s.
     SqliteQueueDeletion.inChunks(writer, name, Long.MAX_VALUE, DELETE_CHUNK);
     boolean existed = writer.submit(tx -> {
+      // From this transaction on the queue takes no writes: what was published into it until
+      // now is swept here, what comes later is refused instead of left behind.
+      tx.queueDeleted(name);
       SqliteQueueDeletion.deleteRest(tx, name);
       PreparedStatement idem = tx.prepare("DELETE FROM idempotency WHERE queue = ?");
       idem.setString(1, name);
