@@ -22,7 +22,12 @@ public final class Router implements Handler {
     void handle(Request req, Response res, String template, String allowed) throws Exception;
   }
 
-  private record Route(String method, String template, String[] segments, Handler handler) {}
+  /**
+   * @param params for each segment of the template, the name of the parameter it binds, or null
+   *     where the segment is literal
+   */
+  private record Route(
+      String method, String template, String[] segments, String[] params, Handler handler) {}
 
   private final List<Route> routes = new ArrayList<>();
   private final Map<String, StringJoiner> methods = new LinkedHashMap<>();
@@ -36,7 +41,15 @@ public final class Router implements Handler {
     if (!template.startsWith("/")) {
       throw new IllegalArgumentException("a template starts with /: " + template);
     }
-    routes.add(new Route(method, template, template.substring(1).split("/", -1), handler));
+    String[] segments = template.substring(1).split("/", -1);
+    String[] params = new String[segments.length];
+    for (int i = 0; i < segments.length; i++) {
+      String t = segments[i];
+      if (t.length() > 2 && t.charAt(0) == '{' && t.charAt(t.length() - 1) == '}') {
+        params[i] = t.substring(1, t.length() - 1);
+      }
+    }
+    routes.add(new Route(method, template, segments, params, handler));
     methods.computeIfAbsent(template, t -> new StringJoiner(", ")).add(method);
   }
 
@@ -89,21 +102,28 @@ public final class Router implements Handler {
     if (segments.length != r.segments.length) {
       return null;
     }
-    Map<String, String> params = null;
+    // Matched first, bound after: a request is tried against most routes, and a map for each
+    // that shares its first segments was ~0.5 KB of garbage a request.
+    int bound = 0;
     for (int i = 0; i < segments.length; i++) {
-      String t = r.segments[i];
-      if (t.length() > 2 && t.charAt(0) == '{' && t.charAt(t.length() - 1) == '}') {
+      if (r.params[i] != null) {
         if (segments[i].isEmpty()) {
           return null;
         }
-        if (params == null) {
-          params = new HashMap<>(4);
-        }
-        params.put(t.substring(1, t.length() - 1), segments[i]);
-      } else if (!t.equals(segments[i])) {
+        bound++;
+      } else if (!r.segments[i].equals(segments[i])) {
         return null;
       }
     }
-    return params == null ? Map.of() : params;
+    if (bound == 0) {
+      return Map.of();
+    }
+    Map<String, String> params = new HashMap<>(4);
+    for (int i = 0; i < segments.length; i++) {
+      if (r.params[i] != null) {
+        params.put(r.params[i], segments[i]);
+      }
+    }
+    return params;
   }
 }
