@@ -133,9 +133,25 @@ public final class Broker implements AutoCloseable {
   public boolean putQueue(String queue, QueueSettingsPatch patch) {
     QueueSettings current = queues.find(queue);
     QueueSettings base = current != null ? current : QueueSettings.defaultsFor(queue);
-    queues.put(queue, patch.applyTo(base), null);
+    QueueSettings next = patch.applyTo(base);
+    queues.put(queue, next, null);
     watch(queue);
+    settingsChanged(queue, current, next);
     return current == null;
+  }
+
+  /**
+   * Ends the waits of consumers parked on the queue and on its dead-letter queues, old and new:
+   * a DLQ's consumers are authorised by the tokens of the queues that feed it.
+   */
+  private void settingsChanged(String queue, QueueSettings before, QueueSettings after) {
+    waiters.settingsChanged(queue);
+    if (before != null && before.deadLetterQueue() != null) {
+      waiters.settingsChanged(before.deadLetterQueue());
+    }
+    if (after.deadLetterQueue() != null) {
+      waiters.settingsChanged(after.deadLetterQueue());
+    }
   }
 
   /**
@@ -144,8 +160,10 @@ public final class Broker implements AutoCloseable {
    */
   public void applyConfiguredQueue(String queue, QueueSettings settings) {
     String hash = Integer.toHexString(SettingsCodec.toJson(settings).hashCode());
-    if (queues.find(queue) == null || !hash.equals(queues.configHash(queue))) {
+    QueueSettings current = queues.find(queue);
+    if (current == null || !hash.equals(queues.configHash(queue))) {
       queues.put(queue, settings, hash);
+      settingsChanged(queue, current, settings);
     }
     watch(queue);
   }
@@ -313,6 +331,7 @@ public final class Broker implements AutoCloseable {
     QueueWaiters w = waiters.of(queue);
     long started = System.nanoTime();
     long deadline = started + wait.toNanos();
+    long generation = w.settingsGeneration();
     boolean entered = false;
     try {
       while (true) {
@@ -320,6 +339,11 @@ public final class Broker implements AutoCloseable {
         if (stopping && !wait.isZero()) {
           // Read after the epoch: a stop after this check moves the epoch, so no await misses it.
           throw new BrokerException.Unavailable(STOPPING);
+        }
+        if (w.settingsGeneration() != generation) {
+          // As a parked long-poll (ParkedReceive): the settings or tokens it was authorised and
+          // leased by changed while it waited; the caller asks again under the new ones.
+          return waited(wait, started, List.of());
         }
         Instant now = clock.instant();
         List<Delivery> got = claimAt(queue, max, lease, now);

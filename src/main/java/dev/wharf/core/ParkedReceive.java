@@ -30,6 +30,7 @@ final class ParkedReceive {
   private final Duration wait;
   private final long started;
   private final long deadline;
+  private final long settingsGeneration;
   private final CompletableFuture<List<Delivery>> result;
   private final AtomicBoolean ended = new AtomicBoolean();
   private volatile QueueWaiters.Waiter current;
@@ -54,6 +55,7 @@ final class ParkedReceive {
     this.wait = wait;
     this.started = startedNanos;
     this.deadline = startedNanos + wait.toNanos();
+    this.settingsGeneration = waiters.settingsGeneration();
     this.result = result;
     result.whenComplete(
         (r, e) -> {
@@ -129,6 +131,13 @@ final class ParkedReceive {
         // The server stops (read after the epoch, so a stop after this moves it and wakes a
         // park): the wait ends with nothing, and nothing is leased for an answer that may not
         // reach its consumer.
+        finish(List.of());
+        return;
+      }
+      if (waiters.settingsGeneration() != settingsGeneration) {
+        // The queue's settings or tokens changed while it waited: a token revoked meanwhile must
+        // not receive, nor a lease outlast a new maximum. The consumer asks again, and is
+        // authorised and leased by the new ones.
         finish(List.of());
         return;
       }

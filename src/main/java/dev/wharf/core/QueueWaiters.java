@@ -35,6 +35,8 @@ final class QueueWaiters {
   private static final int TAKEN = 3;
 
   private final AtomicLong epoch = new AtomicLong();
+
+  private final AtomicLong settingsGeneration = new AtomicLong();
   private final ReentrantLock lock = new ReentrantLock();
   private final LinkedHashSet<Waiter> parked = new LinkedHashSet<>();
 
@@ -140,6 +142,21 @@ final class QueueWaiters {
 
   long epoch() {
     return epoch.get();
+  }
+
+  /** Moves on each change of the queue's settings or of who may consume it. */
+  long settingsGeneration() {
+    return settingsGeneration.get();
+  }
+
+  /**
+   * The queue's settings or consumer tokens changed: every parked consumer ends its wait with
+   * nothing (see {@link ParkedReceive}), so the next receive is authorised and leased by the new
+   * ones, not by what held when it parked.
+   */
+  void settingsChanged() {
+    settingsGeneration.incrementAndGet();
+    wakeAll();
   }
 
   int size() {

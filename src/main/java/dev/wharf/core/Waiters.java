@@ -43,6 +43,14 @@ final class Waiters {
     }
   }
 
+  /** Ends the waits of every consumer parked on a queue whose settings or tokens changed. */
+  void settingsChanged(String queue) {
+    QueueWaiters w = byQueue.get(queue);
+    if (w != null) {
+      w.settingsChanged();
+    }
+  }
+
   /** Wakes every consumer parked on any queue (the server stops: none may wait on). */
   void wakeEverywhere() {
     byQueue.values().forEach(QueueWaiters::wakeAll);

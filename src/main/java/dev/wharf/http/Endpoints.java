@@ -190,6 +190,14 @@ public final class Endpoints {
     }
   }
 
+  /**
+   * Checks a data route's caller again, for a request that goes on answering after the queue's
+   * tokens may have changed (a stream).
+   */
+  public void authoriseData(Request req) {
+    authorise(req, Guard.DATA);
+  }
+
   private void authorise(Request req, Guard guard) {
     switch (guard) {
       case OPEN -> {}

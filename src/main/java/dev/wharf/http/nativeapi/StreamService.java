@@ -4,6 +4,7 @@ import static dev.wharf.http.Endpoints.Guard.DATA;
 
 import dev.wharf.core.Broker;
 import dev.wharf.core.BrokerException;
+import dev.wharf.http.ApiError;
 import dev.wharf.http.Endpoints;
 import dev.wharf.http.QueryParams;
 import dev.wharf.http.server.EventStream;
@@ -77,8 +78,13 @@ public final class StreamService {
         if (Thread.currentThread().isInterrupted()) {
           return;
         }
+        // The queue's tokens may have changed since the stream opened (a change ends the wait
+        // below early, so this runs then): a revoked token receives nothing more.
+        endpoints.authoriseData(req);
         batch = broker.receive(queue, max, keepalive, visibility);
       }
+    } catch (ApiError e) {
+      errorQuietly(sink, e.getMessage());
     } catch (BrokerException e) {
       // The queue went away, storage failed or the server stops: say so, then end the stream.
       errorQuietly(sink, e.getMessage());
