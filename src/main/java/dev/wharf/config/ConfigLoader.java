@@ -64,14 +64,14 @@ public final class ConfigLoader {
   /** Parses YAML text; {@code origin} names the file in syntax errors. */
   public WharfConfig parse(String text, String origin) {
     JsonNode root;
+    Problems problems = new Problems();
     try {
-      root = YAML.readTree(text);
+      root = YamlTree.read((YAMLFactory) YAML.getFactory(), text, problems);
     } catch (JacksonException e) {
       throw new ConfigException(List.of(origin + ": " + syntaxError(e)));
     } catch (IOException e) {
       throw new ConfigException(List.of(origin + ": " + e.getMessage()));
     }
-    Problems problems = new Problems();
     if (root != null && root.isObject()) {
       new EnvInterpolation(env).applyTree(root, "", problems);
     }

@@ -176,8 +176,8 @@ final class ConfigNode {
     if (v == null) {
       return out;
     }
-    if (v.isTextual()) {
-      out.add(v.textValue());
+    if (v.isTextual() || v.isNumber()) {
+      out.add(v.asText());
       return out;
     }
     if (!v.isArray()) {

@@ -48,8 +48,9 @@ public record QueueConfig(String name, QueueSettings settings, QueueIngest inges
     if (v.isBoolean() && !v.booleanValue()) {
       return null;
     }
-    if (v.isTextual()) {
-      String s = v.textValue().trim();
+    if (v.isTextual() || v.isNumber()) {
+      // A name may be all digits, written unquoted.
+      String s = v.asText().trim();
       return s.isEmpty() || s.equals("false") ? null : s;
     }
     n.problems()

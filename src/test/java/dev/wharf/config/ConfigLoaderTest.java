@@ -29,6 +29,44 @@ class ConfigLoaderTest {
   }
 
   @Test
+  void unquotedTokensAndNamesAreReadAsWritten() {
+    WharfConfig c =
+        parse(
+            """
+            auth: {admin_token: 0755}
+            server: {port: 9090}
+            queues:
+              a: {consumer_tokens: [00123456, 0x1F, 1.50, 1e3, 1_000, 42]}
+              b: {consumer_tokens: 12345, dead_letter_queue: 6}
+            """);
+    assertThat(c.auth().adminToken()).isEqualTo("0755");
+    assertThat(c.server().port()).isEqualTo(9090);
+    assertThat(c.queues().get("a").settings().consumerTokens())
+        .containsExactly("00123456", "0x1F", "1.50", "1e3", "1_000", "42");
+    assertThat(c.queues().get("b").settings().consumerTokens()).containsExactly("12345");
+    assertThat(c.queues().get("b").settings().deadLetterQueue()).isEqualTo("6");
+  }
+
+  @Test
+  void yamlAliasesAndASecondDocumentAreRefusedByPath() {
+    assertThat(
+            errors(
+                """
+                queues:
+                  a: {consumer_tokens: [&tok s3cret]}
+                  b: {consumer_tokens: [*tok], dead_letter_queue: *tok}
+                """))
+        .containsExactlyInAnyOrder(
+            "queues.b.consumer_tokens[0]: YAML aliases (*tok) are not supported: write the value"
+                + " out",
+            "queues.b.dead_letter_queue: YAML aliases (*tok) are not supported: write the value"
+                + " out");
+    assertThat(errors("server: {port: 1}\n---\nserver: {port: 2}\n"))
+        .containsExactly(
+            "line 3: a second YAML document (after ---) is not read; a config file holds one");
+  }
+
+  @Test
   void emptyFileGivesDefaults() {
     WharfConfig c = parse("");
     assertThat(c).isEqualTo(WharfConfig.defaults());
@@ -266,7 +304,7 @@ class ConfigLoaderTest {
               billing:
                 visibility_timeout: 6o
                 max_attempts: -1
-                dead_letter_queue: 5
+                dead_letter_queue: [billing.dlq]
                 ttl: true
                 consumer_tokens: {a: b}
                 events: [ok, [nested]]
@@ -292,7 +330,7 @@ class ConfigLoaderTest {
             "auth.require_tokens: expected true or false, got \"maybe\"",
             "sources: expected a map, got a list",
             "queues.billing.visibility_timeout: not a duration: \"6o\"",
-            "queues.billing.dead_letter_queue: expected a queue name, \"\" or false, got 5",
+            "queues.billing.dead_letter_queue: expected a queue name, \"\" or false, got a list",
             "queues.billing.ttl: expected a duration such as 30s, got true",
             "queues.billing.consumer_tokens: expected a list of strings, got a map",
             "queues.billing.events[1]: expected a string, got a list",
