@@ -178,6 +178,14 @@ public final class Broker implements AutoCloseable {
   }
 
   /** Consumers parked in a long-poll or stream wait right now, over all queues. */
+  /**
+   * Throws {@link BrokerException.TooManyWaiters} when a consumer could not park now: a stream
+   * asks before it opens, so it is refused with a status rather than opened to end at once.
+   */
+  public void requireRoomToWait() {
+    waiters.requireRoom();
+  }
+
   public int waitingConsumers() {
     return waiters.parkedCount();
   }

@@ -77,6 +77,13 @@ final class Waiters {
     parked.decrementAndGet();
   }
 
+  /** Throws, as {@link #enter()} would, when no parking slot is free now. */
+  void requireRoom() {
+    if (parked.get() >= limit) {
+      throw new BrokerException.TooManyWaiters(limit);
+    }
+  }
+
   int parkedCount() {
     return parked.get();
   }

@@ -340,6 +340,11 @@ class LongPollAndStreamTest {
     assertThat(r.status()).isEqualTo(503);
     assertThat(r.code()).isEqualTo("too_many_waiters");
     assertThat(r.raw().headers().firstValue("retry-after")).hasValue("1");
+    // A stream waits too: refused the same way, not opened to end with an error event.
+    Reply stream = server.api.get("/v1/queues/w/stream");
+    assertThat(stream.status()).isEqualTo(503);
+    assertThat(stream.code()).isEqualTo("too_many_waiters");
+    assertThat(stream.raw().headers().firstValue("retry-after")).hasValue("1");
     // A receive that does not wait never parks, so it is still served.
     assertThat(server.api.post("/v1/queues/w/receive", "{}").status()).isEqualTo(200);
   }

@@ -55,6 +55,7 @@ public final class StreamService {
     QueryParams q = new QueryParams(req);
     int max = q.integer("max", 1);
     Duration visibility = q.duration("visibility_timeout");
+    broker.requireRoomToWait();
     // A first claim that does not wait: bad parameters and unknown queues are still plain 4xx.
     List<Delivery> batch =
         Routes.asParam(() -> broker.receive(queue, max, Duration.ZERO, visibility));
