@@ -89,11 +89,10 @@ public record QueueSettings(
     if (ttl != null && (ttl.isNegative() || ttl.compareTo(Duration.ofDays(365)) > 0)) {
       out.add("ttl: must be between 0s and 365d");
     }
-    for (String t : consumerTokens) {
-      String problem = BearerTokens.problem(t);
+    for (int i = 0; i < consumerTokens.size(); i++) {
+      String problem = BearerTokens.problem(consumerTokens.get(i));
       if (problem != null) {
-        out.add("consumer_tokens: " + problem);
-        break;
+        out.add("consumer_tokens[" + i + "]: " + problem);
       }
     }
     return out;

@@ -273,13 +273,17 @@ class ConfigLoaderTest {
                   admin_token: " padded"
                 queues:
                   q:
-                    consumer_tokens: ["ok", "trailing "]
+                    consumer_tokens: ["ok", "trailing ", "x\\u0001", " y"]
                 """))
         .containsExactlyInAnyOrder(
             "auth.admin_token: a token must not begin or end with a space (the header it is sent"
                 + " in is trimmed)",
-            "queues.q.consumer_tokens: a token must not begin or end with a space (the header it"
-                + " is sent in is trimmed)");
+            "queues.q.consumer_tokens[1]: a token must not begin or end with a space (the header"
+                + " it is sent in is trimmed)",
+            "queues.q.consumer_tokens[2]: a token must not hold control characters (it is sent in a"
+                + " header)",
+            "queues.q.consumer_tokens[3]: a token must not begin or end with a space (the header"
+                + " it is sent in is trimmed)");
   }
 
   @Test

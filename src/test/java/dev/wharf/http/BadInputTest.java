@@ -132,8 +132,8 @@ class BadInputTest {
           PUT  | /v1/queues/q        | {"max_attempts": -1}                        | 400 | invalid_body | max_attempts
           PUT  | /v1/queues/q        | {"colour": "red"}                           | 400 | invalid_body | colour
           PUT  | /v1/queues/q        | {"consumer_tokens": [1]}                    | 400 | invalid_body | consumer_tokens
-          PUT  | /v1/queues/q        | {"consumer_tokens": [" padded "]}           | 400 | invalid_body | consumer_tokens: a token must not begin or end with a space
-          PUT  | /v1/queues/q        | {"consumer_tokens": ["a\\u0001b"]}         | 400 | invalid_body | consumer_tokens: a token must not hold control characters
+          PUT  | /v1/queues/q        | {"consumer_tokens": [" padded "]}           | 400 | invalid_body | consumer_tokens[0]: a token must not begin or end with a space
+          PUT  | /v1/queues/q        | {"consumer_tokens": ["a\\u0001b"]}         | 400 | invalid_body | consumer_tokens[0]: a token must not hold control characters
           PUT  | /v1/queues/q        | {"dead_letter_queue": "q"}                  | 400 | invalid_body | dead_letter_queue
           PUT  | /v1/queues/bad%20name | {}                                        | 400 | invalid_queue_name | queue name in the path
           PUT  | /v1/queues/bad%20name | {"colour": "red"}                       | 400 | invalid_queue_name | queue name in the path
