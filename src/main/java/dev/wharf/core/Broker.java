@@ -169,15 +169,19 @@ public final class Broker implements AutoCloseable {
   }
 
   public boolean deleteQueue(String queue) {
+    QueueSettings before = queues.find(queue);
     boolean existed = queues.delete(queue);
     metrics.forget(queue);
     // Its long-polls answer now (queue not found) instead of holding their connections, and
     // everything a parked request keeps, until their waits run out.
     waiters.wakeAll(queue);
+    if (before != null && before.deadLetterQueue() != null) {
+      // Its tokens no longer open its dead-letter queue.
+      waiters.settingsChanged(before.deadLetterQueue());
+    }
     return existed;
   }
 
-  /** Consumers parked in a long-poll or stream wait right now, over all queues. */
   /**
    * Throws {@link BrokerException.TooManyWaiters} when a consumer could not park now: a stream
    * asks before it opens, so it is refused with a status rather than opened to end at once.
@@ -186,6 +190,7 @@ public final class Broker implements AutoCloseable {
     waiters.requireRoom();
   }
 
+  /** Consumers parked in a long-poll or stream wait right now, over all queues. */
   public int waitingConsumers() {
     return waiters.parkedCount();
   }

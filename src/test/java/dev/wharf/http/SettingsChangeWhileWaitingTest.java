@@ -102,14 +102,34 @@ class SettingsChangeWhileWaitingTest {
         .isEqualTo(400);
   }
 
+  @Test
+  void aDeadLetterQueuesParkedConsumerIsCheckedAgainstTheTokensOfTheQueueFeedingIt()
+      throws Exception {
+    assertThat(admin.put("/v1/queues/x", "{}").status()).isEqualTo(201);
+    CompletableFuture<Reply> poll = parkedPoll(admin, "x.dlq", "{\"wait\": \"25s\"}");
+    // x's tokens now guard its dead letters too: the anonymous wait on them ends.
+    assertThat(admin.put("/v1/queues/x", "{\"consumer_tokens\": [\"t\"]}").status())
+        .isEqualTo(200);
+    Reply got = poll.get(10, TimeUnit.SECONDS);
+    assertThat(got.status()).isEqualTo(200);
+    assertThat(got.json().get("messages")).isEmpty();
+    assertThat(old.post("/v1/queues/x.dlq/receive", "{}").status()).isEqualTo(403);
+  }
+
   private CompletableFuture<Reply> parkedPoll(Api api, String body) throws Exception {
+    return parkedPoll(api, "w", body);
+  }
+
+  private CompletableFuture<Reply> parkedPoll(Api api, String queue, String body)
+      throws Exception {
     CompletableFuture<Reply> poll = new CompletableFuture<>();
-    Thread.ofVirtual().start(() -> poll.complete(api.post("/v1/queues/w/receive", body)));
+    Thread.ofVirtual()
+        .start(() -> poll.complete(api.post("/v1/queues/" + queue + "/receive", body)));
     long until = System.nanoTime() + TimeUnit.SECONDS.toNanos(10);
-    while (server.broker.waitingConsumers("w") == 0 && System.nanoTime() < until) {
+    while (server.broker.waitingConsumers(queue) == 0 && System.nanoTime() < until) {
       Thread.sleep(5);
     }
-    assertThat(server.broker.waitingConsumers("w")).isEqualTo(1);
+    assertThat(server.broker.waitingConsumers(queue)).isEqualTo(1);
     return poll;
   }
 
