@@ -30,7 +30,7 @@ class BodyMemoryTest {
   private TestServer server;
 
   @BeforeEach
-  void start() {
+  void start() throws InterruptedException {
     HttpSettings settings =
         new HttpSettings(
             "127.0.0.1",
@@ -46,6 +46,10 @@ class BodyMemoryTest {
             Transport.AUTO);
     server = new TestServer(dir, settings, BrokerOptions.defaults());
     assertThat(server.api.put("/v1/queues/q", "{}").status()).isEqualTo(201);
+    // The PUT's two body bytes come back once its answer is written, which may be after this
+    // client has read it: counted still, they left the second body below no room (seen in the
+    // full suite, 4,096 held against 6,144).
+    awaitHeld(0);
   }
 
   @AfterEach
