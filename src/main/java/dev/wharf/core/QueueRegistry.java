@@ -160,6 +160,21 @@ final class QueueRegistry {
     return new DeadLetterPolicy(s.maxAttempts(), s.deadLetterQueue());
   }
 
+  /**
+   * Makes a dead-letter queue again after the store refused a dead move into it: it was deleted
+   * after the move's policy was read. Waits for that deletion to finish (it holds this lock), then
+   * makes the queue with a DLQ's defaults unless something made it meanwhile.
+   */
+  synchronized void restoreDeadLetterQueue(String dlq) {
+    QueueSettings known = settings.get(dlq);
+    QueueSettings d = known != null ? known : QueueSettings.forDeadLetterQueue();
+    store.queuesPut(new QueueRecord(dlq, SettingsCodec.toJson(d), configHashes.get(dlq)));
+    if (known == null) {
+      settings.put(dlq, d);
+      deadLetterQueueCreated.accept(dlq);
+    }
+  }
+
   private void ensureDeadLetterQueue(QueueSettings s) {
     String dlq = s.deadLetterQueue();
     if (dlq != null && !settings.containsKey(dlq)) {

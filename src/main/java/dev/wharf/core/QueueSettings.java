@@ -46,10 +46,13 @@ public record QueueSettings(
   }
 
   /** What a queue name may be, as the errors about one say it. */
-  public static final String NAME_RULE = "must be 1-128 characters of A-Z a-z 0-9 . _ -";
+  public static final String NAME_RULE =
+      "must be 1-128 characters of A-Z a-z 0-9 . _ -, other than . and ..";
 
   public static boolean validName(String name) {
-    return name != null && NAME.matcher(name).matches();
+    // "." and ".." would be path segments that clients and proxies fold away before a request
+    // reaches the queue.
+    return name != null && NAME.matcher(name).matches() && !name.equals(".") && !name.equals("..");
   }
 
   /** Every problem with these settings for the named queue, empty when there is none. */

@@ -2,6 +2,7 @@ package dev.wharf.core;
 
 import dev.wharf.core.BrokerMetrics.Event;
 import dev.wharf.store.LeaseExpiryRequest;
+import dev.wharf.store.QueueGone;
 import dev.wharf.store.ReapResult;
 import java.time.Instant;
 import java.util.Map;
@@ -41,7 +42,7 @@ public final class Reapers {
   public void runOnce(Instant now) {
     ReapResult r;
     do {
-      r = broker.store().leasesExpire(new LeaseExpiryRequest(now, BATCH, broker.queues()::policy));
+      r = expireLeases(now);
       account(r);
     } while (r.touched() >= BATCH);
     do {
@@ -54,6 +55,18 @@ public final class Reapers {
       Instant before = now.minus(broker.options().expiredRetention());
       while (broker.store().messagesDeleteExpired(before, BATCH) >= BATCH) {}
       while (broker.store().idempotencyPrune(now, BATCH) >= BATCH) {}
+    }
+  }
+
+  private ReapResult expireLeases(Instant now) {
+    LeaseExpiryRequest request = new LeaseExpiryRequest(now, BATCH, broker.queues()::policy);
+    try {
+      return broker.store().leasesExpire(request);
+    } catch (QueueGone gone) {
+      // A dead-letter queue deleted after its policy was read: made again, as a dead move does
+      // when its DLQ is missing, and the pass (which wrote nothing) run once more.
+      broker.queues().restoreDeadLetterQueue(gone.queue());
+      return broker.store().leasesExpire(request);
     }
   }
 

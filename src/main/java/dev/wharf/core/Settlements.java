@@ -4,6 +4,7 @@ import dev.wharf.core.BrokerMetrics.Event;
 import dev.wharf.store.DeadLetterPolicy;
 import dev.wharf.store.LeaseOutcome;
 import dev.wharf.store.LeaseOutcome.Outcome;
+import dev.wharf.store.QueueGone;
 import dev.wharf.store.SettleKind;
 import dev.wharf.store.SettleRequest;
 import java.time.Duration;
@@ -132,7 +133,21 @@ public final class Settlements {
             policy,
             reason,
             permissive);
-    return Broker.guarded(() -> broker.store().messagesSettleAsync(req))
+    return Broker.guarded(
+            () ->
+                broker.store().messagesSettleAsync(req).exceptionallyComposeAsync(failure -> {
+                  // The store refused to move messages into a dead-letter queue deleted since
+                  // the policy was read. The queue it serves still names it, so it is made again,
+                  // as a dead move does when its DLQ is missing, and the same write tried once
+                  // more (it wrote nothing). Off the store's thread, which may not wait for a
+                  // write of its own.
+                  if (Broker.unwrap(failure) instanceof QueueGone gone
+                      && gone.queue().equals(policy.deadLetterQueue())) {
+                    broker.queues().restoreDeadLetterQueue(gone.queue());
+                    return broker.store().messagesSettleAsync(req);
+                  }
+                  return CompletableFuture.failedFuture(failure);
+                }, Thread::startVirtualThread))
         .thenApply(stored -> settled(queue, kind, delay, now, policy, stored));
   }
 

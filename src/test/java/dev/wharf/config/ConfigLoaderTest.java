@@ -340,7 +340,7 @@ class ConfigLoaderTest {
             "queues.billing.events[1]: expected a string, got a list",
             "queues.billing.max_attempts: must be between 0 (unlimited) and 1000",
             "queues.billing.source: no source named \"nowhere\" in sources",
-            "queues.bad name.name: must be 1-128 characters of A-Z a-z 0-9 . _ -",
+            "queues.bad name.name: " + QueueSettings.NAME_RULE,
             "queues.bad name.delay: must be between 0s and 30d",
             "queues.other: expected a map, got 5",
             "pull_api: expected a map, got 3",

@@ -137,6 +137,9 @@ class BadInputTest {
           PUT  | /v1/queues/q        | {"dead_letter_queue": "q"}                  | 400 | invalid_body | dead_letter_queue
           PUT  | /v1/queues/bad%20name | {}                                        | 400 | invalid_queue_name | queue name in the path
           PUT  | /v1/queues/bad%20name | {"colour": "red"}                       | 400 | invalid_queue_name | queue name in the path
+          PUT  | /v1/queues/          | {}                                         | 400 | invalid_queue_name | queue name in the path
+          PUT  | /v1/queues/.         | {}                                         | 400 | invalid_queue_name | other than . and ..
+          PUT  | /v1/queues/%2E%2E    | {}                                         | 400 | invalid_queue_name | other than . and ..
           POST | /v1/queues/q/dlq/redrive | {"ids": "all"}                         | 400 | invalid_body | ids
           POST | /v1/queues/q/dlq/redrive | {"ids": []}                            | 400 | invalid_body | ids
           # purge and the deletes take no fields: a body they cannot read deletes nothing

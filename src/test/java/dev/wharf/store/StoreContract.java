@@ -670,6 +670,39 @@ public abstract class StoreContract {
   }
 
   @Test
+  void aDeadMoveIntoADeadLetterQueueDeletedMeanwhileMakesItAgainWithTheMessage() {
+    // As above: the store alone deletes the DLQ, as a deletion does between the moment a dead
+    // move reads its policy and its write.
+    queue("q", 1, null);
+    String dlq = broker.settings("q").deadLetterQueue();
+    String nacked = publish("q", "1");
+    String expired = publish("q", "2");
+    List<Delivery> leased = receive("q", 2);
+    assertThat(leased).hasSize(2);
+    Delivery first = leased.get(0).message().id().equals(nacked) ? leased.get(0) : leased.get(1);
+
+    store.queuesDelete(dlq);
+    assertThat(one(broker.settle().dead("q", List.of(first.leaseId()), "x")))
+        .isEqualTo(Outcome.DEAD);
+    assertThat(store.queuesGet(dlq)).isPresent();
+    assertThat(broker.browse(dlq, null, null, 0, 10)).extracting(Message::id)
+        .containsExactly(nacked);
+
+    // The same through a lease's expiry past max_attempts.
+    store.queuesDelete(dlq);
+    clock.advance(Duration.ofSeconds(31));
+    reap();
+    assertThat(store.queuesGet(dlq)).isPresent();
+    assertThat(broker.browse(dlq, null, null, 0, 10)).extracting(Message::id)
+        .containsExactly(expired);
+    assertThat(broker.stats(dlq).counts().ready()).isEqualTo(1);
+    restart();
+    assertThat(broker.queueNames()).contains(dlq);
+    assertThat(broker.browse(dlq, null, null, 0, 10)).extracting(Message::id)
+        .containsExactly(expired);
+  }
+
+  @Test
   void unknownQueueIsAnError() {
     assertThatThrownBy(() -> publish("nope", "1"))
         .isInstanceOf(BrokerException.QueueNotFound.class);

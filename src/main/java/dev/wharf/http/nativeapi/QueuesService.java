@@ -28,6 +28,7 @@ public final class QueuesService {
   public void routes() {
     endpoints.add(Endpoints.GET, "/v1/queues", MANAGEMENT, this::list);
     endpoints.add(Endpoints.PUT, "/v1/queues/{name}", MANAGEMENT, this::put);
+    endpoints.add(Endpoints.PUT, "/v1/queues/", MANAGEMENT, this::putWithoutName);
     endpoints.add(Endpoints.GET, "/v1/queues/{name}", MANAGEMENT, this::get);
     endpoints.add(Endpoints.DELETE, "/v1/queues/{name}", MANAGEMENT, this::delete);
     endpoints.add(Endpoints.POST, "/v1/queues/{name}/purge", MANAGEMENT, this::purge);
@@ -57,11 +58,19 @@ public final class QueuesService {
     String name = Routes.queue(req);
     if (!QueueSettings.validName(name)) {
       // The name is the path's, not the body's: a body error would send the client looking there.
-      throw new ApiError(
-          400, "invalid_queue_name", "queue name in the path: " + QueueSettings.NAME_RULE);
+      throw invalidName();
     }
     boolean created = broker.putQueue(name, QueueJson.patch(bodies.object(req)));
     render(res, created ? 201 : 200, name);
+  }
+
+  private void putWithoutName(Request req, Response res) {
+    throw invalidName();
+  }
+
+  private static ApiError invalidName() {
+    return new ApiError(
+        400, "invalid_queue_name", "queue name in the path: " + QueueSettings.NAME_RULE);
   }
 
   private void get(Request req, Response res) {

@@ -128,6 +128,7 @@ final class PgChanges {
       readyAttempt.clear();
     }
     if (!deads.isEmpty()) {
+      tx.requireQueues(deadQueue);
       PreparedStatement ps =
           tx.prepare(
               "UPDATE messages m SET queue = u.q, state = 0, visible_at = ?, attempt = 0,"

@@ -1,5 +1,6 @@
 package dev.wharf.store.postgres;
 
+import dev.wharf.store.QueueGone;
 import dev.wharf.store.StoreException;
 import java.sql.Connection;
 import java.sql.ResultSet;
@@ -61,6 +62,10 @@ final class PgReaperLock implements AutoCloseable {
       dropIfBroken();
       if (e instanceof StoreException se) {
         throw se;
+      }
+      if (e instanceof QueueGone gone) {
+        // A dead move into a DLQ deleted meanwhile: the broker makes it again and runs the pass.
+        throw gone;
       }
       throw new StoreException("reaper pass failed: " + e.getMessage(), e);
     }
