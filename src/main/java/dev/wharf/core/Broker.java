@@ -82,9 +82,18 @@ public final class Broker implements AutoCloseable {
     store.onQueuesChanged(this::reloadQueues);
   }
 
-  /** Another node changed queues: take its settings, and forget queues it deleted. */
+  /**
+   * Another node changed queues: take its settings, and forget queues it deleted. Waits here end
+   * as they would had the change been made on this node.
+   */
   private void reloadQueues() {
-    queues.reload().forEach(metrics::forget);
+    for (QueueRegistry.Changed c : queues.reload()) {
+      if (c.after() == null) {
+        deleted(c.queue(), c.before());
+      } else {
+        settingsChanged(c.queue(), c.before(), c.after());
+      }
+    }
     queues.names().forEach(this::watch);
   }
 
@@ -171,6 +180,11 @@ public final class Broker implements AutoCloseable {
   public boolean deleteQueue(String queue) {
     QueueSettings before = queues.find(queue);
     boolean existed = queues.delete(queue);
+    deleted(queue, before);
+    return existed;
+  }
+
+  private void deleted(String queue, QueueSettings before) {
     metrics.forget(queue);
     // Its long-polls answer now (queue not found) instead of holding their connections, and
     // everything a parked request keeps, until their waits run out.
@@ -179,7 +193,6 @@ public final class Broker implements AutoCloseable {
       // Its tokens no longer open its dead-letter queue.
       waiters.settingsChanged(before.deadLetterQueue());
     }
-    return existed;
   }
 
   /**

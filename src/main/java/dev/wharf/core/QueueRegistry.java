@@ -46,11 +46,15 @@ final class QueueRegistry {
     indexDeadLetterTokens();
   }
 
+  /** A queue whose settings a reload changed: {@code after} is null for one deleted. */
+  record Changed(String queue, QueueSettings before, QueueSettings after) {}
+
   /**
    * Re-reads every queue from the store (another node changed some), replacing entries in place
-   * so a request running meanwhile never finds a live queue missing. Returns the names removed.
+   * so a request running meanwhile never finds a live queue missing. Returns the queues whose
+   * settings changed or that were removed; queues new to this node are not among them.
    */
-  synchronized List<String> reload() {
+  synchronized List<Changed> reload() {
     Map<String, QueueSettings> fresh = new HashMap<>();
     Map<String, String> hashes = new HashMap<>();
     for (QueueRecord r : store.queuesList()) {
@@ -59,19 +63,23 @@ final class QueueRegistry {
         hashes.put(r.name(), r.configHash());
       }
     }
-    settings.putAll(fresh);
+    List<Changed> changed = new ArrayList<>();
+    for (Map.Entry<String, QueueSettings> e : fresh.entrySet()) {
+      QueueSettings before = settings.put(e.getKey(), e.getValue());
+      if (before != null && !before.equals(e.getValue())) {
+        changed.add(new Changed(e.getKey(), before, e.getValue()));
+      }
+    }
     configHashes.putAll(hashes);
-    List<String> removed = new ArrayList<>();
     for (String name : List.copyOf(settings.keySet())) {
       if (!fresh.containsKey(name)) {
-        settings.remove(name);
+        changed.add(new Changed(name, settings.remove(name), null));
         configHashes.remove(name);
-        removed.add(name);
       }
     }
     configHashes.keySet().removeIf(name -> !hashes.containsKey(name));
     indexDeadLetterTokens();
-    return removed;
+    return changed;
   }
 
   QueueSettings require(String queue) {

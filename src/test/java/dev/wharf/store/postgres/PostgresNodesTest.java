@@ -1,8 +1,10 @@
 package dev.wharf.store.postgres;
 
 import static org.assertj.core.api.Assertions.assertThat;
+import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
 import dev.wharf.core.Broker;
+import dev.wharf.core.BrokerException;
 import dev.wharf.core.BrokerOptions;
 import dev.wharf.core.Publish;
 import dev.wharf.core.QueueSettingsPatch;
@@ -217,6 +219,31 @@ class PostgresNodesTest {
     eventually(Duration.ofSeconds(1), () -> b.broker().settings("q").maxAttempts() == 7);
     a.broker().deleteQueue("q");
     eventually(Duration.ofSeconds(1), () -> !b.broker().queueNames().contains("q"));
+  }
+
+  @Test
+  void aSettingsChangeOrDeletionOnOneNodeEndsTheWaitsOnAnother() throws Exception {
+    Node a = node(NO_POLL_MS);
+    Node b = node(NO_POLL_MS);
+    a.broker().putQueue("q", QueueSettingsPatch.EMPTY);
+    eventually(Duration.ofSeconds(5), () -> b.broker().queueNames().contains("q"));
+    try (var pool = Executors.newVirtualThreadPerTaskExecutor()) {
+      int before = b.claims().get();
+      Future<List<Delivery>> waiting =
+          pool.submit(() -> b.broker().receive("q", 1, Duration.ofSeconds(30), null));
+      eventually(Duration.ofSeconds(5), () -> b.claims().get() > before);
+      // New consumer tokens, say: B's parked consumer was let in under the old settings.
+      a.broker().putQueue("q", new QueueSettingsPatch(null, null, 7, null, null, null, null));
+      assertThat(waiting.get(10, TimeUnit.SECONDS)).isEmpty();
+
+      int again = b.claims().get();
+      Future<List<Delivery>> next =
+          pool.submit(() -> b.broker().receive("q", 1, Duration.ofSeconds(30), null));
+      eventually(Duration.ofSeconds(5), () -> b.claims().get() > again);
+      a.broker().deleteQueue("q");
+      assertThatThrownBy(() -> next.get(10, TimeUnit.SECONDS))
+          .hasCauseInstanceOf(BrokerException.QueueNotFound.class);
+    }
   }
 
   @Test
