@@ -306,7 +306,11 @@ public final class Broker implements AutoCloseable {
 
   private List<PublishResult> published(
       String queue, List<PublishResult> results, int visibleNow, int handed, Instant later) {
-    metrics.count(queue, Event.PUBLISHED, results.stream().filter(r -> !r.duplicate()).count());
+    // A key's replacement adds no message: counted apart, published stays what the queue took in.
+    long replaced = results.stream().filter(PublishResult::replaced).count();
+    long added = results.stream().filter(r -> !r.duplicate() && !r.replaced()).count();
+    metrics.count(queue, Event.PUBLISHED, added);
+    metrics.count(queue, Event.REPLACED, replaced);
     madeVisible(queue, Math.max(0, visibleNow - handed), later);
     return results;
   }

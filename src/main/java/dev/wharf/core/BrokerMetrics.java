@@ -13,7 +13,13 @@ import java.util.function.Function;
 /** The broker's counters and gauges, per queue, registered on first use. */
 final class BrokerMetrics {
   enum Event {
-    PUBLISHED("wharf_messages_published", "Messages published to the queue (each of a batch)"),
+    PUBLISHED(
+        "wharf_messages_published",
+        "Messages published to the queue (each of a batch), not counting idempotent repeats and"
+            + " key replacements"),
+    REPLACED(
+        "wharf_messages_replaced",
+        "Publishes with a key that replaced a ready message's body instead of adding a message"),
     ACKED("wharf_messages_acked", "Messages acked: done and deleted"),
     NACKED("wharf_messages_nacked", "Leases nacked: the message ready again, now or later"),
     DEFERRED(

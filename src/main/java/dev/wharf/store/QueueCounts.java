@@ -7,9 +7,10 @@ import java.time.Instant;
  *
  * @param ready visible now
  * @param delayed ready but visible only later
- * @param oldestReady publish time of the oldest visible message, or null
+ * @param readySince when the visible message that has waited longest for a consumer became
+ *     visible (the next one a claim takes: claims go by visible time), or null when none is
  */
-public record QueueCounts(long ready, long delayed, long leased, long expired, Instant oldestReady) {
+public record QueueCounts(long ready, long delayed, long leased, long expired, Instant readySince) {
 
   public static final QueueCounts EMPTY = new QueueCounts(0, 0, 0, 0, null);
 

@@ -448,6 +448,8 @@ public abstract class StoreContract {
     assertThat(r3.replaced()).isFalse();
     assertThat(r3.id()).isNotEqualTo(r1.id());
     assertThat(broker.stats("q").counts().depth()).isEqualTo(2);
+    // Two messages came in; the replacement added none.
+    assertThat(broker.stats("q").published()).isEqualTo(2);
   }
 
   @Test
@@ -700,6 +702,31 @@ public abstract class StoreContract {
     assertThat(broker.queueNames()).contains(dlq);
     assertThat(broker.browse(dlq, null, null, 0, 10)).extracting(Message::id)
         .containsExactly(expired);
+  }
+
+  @Test
+  void readyAgeIsHowLongTheNextMessageHasWaitedSinceItBecameVisible() {
+    queue("q", null, null);
+    assertThat(broker.stats("q").counts().readySince()).isNull();
+    broker.publish("q", List.of(new Publish(ContentType.JSON, "1".getBytes(StandardCharsets.UTF_8),
+        Map.of(), null, Duration.ofSeconds(10), null, null, null)));
+    clock.advance(Duration.ofSeconds(2));
+    publish("q", "2");
+    clock.advance(Duration.ofSeconds(3));
+    // The delayed one is not visible yet: the wait is the second's, 3 s.
+    assertThat(broker.stats("q").counts().readySince()).isEqualTo(clock.instant().minusSeconds(3));
+    clock.advance(Duration.ofSeconds(7));
+    // Visible since 2 s ago, it waits behind the second (visible 10 s ago), which is claimed first.
+    assertThat(broker.stats("q").counts().readySince())
+        .isEqualTo(clock.instant().minusSeconds(10));
+    Delivery second = receive("q", 1).get(0);
+    assertThat(body(second)).isEqualTo("2");
+    assertThat(broker.stats("q").counts().readySince()).isEqualTo(clock.instant().minusSeconds(2));
+    // A message back from a nack waits from when it is visible again, not from its publish.
+    receive("q", 1);
+    broker.settle().nack("q", List.of(second.leaseId()), Duration.ZERO);
+    clock.advance(Duration.ofSeconds(1));
+    assertThat(broker.stats("q").counts().readySince()).isEqualTo(clock.instant().minusSeconds(1));
   }
 
   @Test

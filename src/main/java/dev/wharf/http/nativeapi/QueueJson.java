@@ -70,11 +70,11 @@ final class QueueJson {
     g.writeNumberField("leased", c.leased());
     g.writeNumberField("expired", c.expired());
     g.writeNumberField("dead", st.dead());
-    if (c.oldestReady() == null) {
+    if (c.readySince() == null) {
       g.writeNullField("oldest_ready_age_ms");
     } else {
       g.writeNumberField(
-          "oldest_ready_age_ms", Math.max(0, Duration.between(c.oldestReady(), now).toMillis()));
+          "oldest_ready_age_ms", Math.max(0, Duration.between(c.readySince(), now).toMillis()));
     }
     g.writeNumberField("published", st.published());
     g.writeNumberField("acked", st.acked());

@@ -98,7 +98,7 @@ final class PgReads implements AutoCloseable {
     return read(c -> MessageRows.browse(c, r));
   }
 
-  /** Depth from the counters; only the delayed split and the oldest are index range reads. */
+  /** Depth from the counters; only the delayed split and the wait of the next are index reads. */
   QueueCounts counts(String queue, Instant now) {
     return read(c -> {
       long[] byState = PgCounters.byState(c, queue);
@@ -112,7 +112,7 @@ final class PgReads implements AutoCloseable {
           c.prepareStatement(
               "SELECT (SELECT count(*) FROM messages"
                   + " WHERE queue = ? AND state = 0 AND visible_at > ?),"
-                  + " (SELECT published_at FROM messages WHERE queue = ? AND state = 0"
+                  + " (SELECT visible_at FROM messages WHERE queue = ? AND state = 0"
                   + " AND visible_at <= ? ORDER BY visible_at, seq LIMIT 1)")) {
         ps.setString(1, queue);
         ps.setLong(2, now.toEpochMilli());
@@ -121,9 +121,9 @@ final class PgReads implements AutoCloseable {
         try (ResultSet rs = ps.executeQuery()) {
           rs.next();
           long delayed = rs.getLong(1);
-          Instant oldest = MessageRows.instant(rs, 2);
+          Instant readySince = MessageRows.instant(rs, 2);
           return new QueueCounts(
-              Math.max(0, readyTotal - delayed), delayed, leased, expired, oldest);
+              Math.max(0, readyTotal - delayed), delayed, leased, expired, readySince);
         }
       }
     });

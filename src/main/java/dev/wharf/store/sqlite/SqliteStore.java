@@ -634,13 +634,13 @@ public final class SqliteStore implements Store {
           delayed = rs.next() ? rs.getLong(1) : 0;
         }
       }
-      Instant oldest = null;
+      Instant readySince = null;
       // The rows at or before the claims' cursor are leased in memory (a moment's view: enough
       // for an age).
       MemoryLeases.Cursor after = memoryLeases.cursor(queue);
       try (PreparedStatement ps =
           c.prepareStatement(
-              "SELECT published_at FROM messages INDEXED BY m_ready"
+              "SELECT visible_at FROM messages INDEXED BY m_ready"
                   + " WHERE queue = ?1 AND state = 0 AND visible_at <= ?2"
                   + " AND (visible_at, seq) > (?3, ?4)"
                   + " ORDER BY visible_at, seq LIMIT 1")) {
@@ -650,12 +650,12 @@ public final class SqliteStore implements Store {
         ps.setLong(4, after == null ? Long.MIN_VALUE : after.seq());
         try (ResultSet rs = ps.executeQuery()) {
           if (rs.next()) {
-            oldest = Instant.ofEpochMilli(rs.getLong(1));
+            readySince = Instant.ofEpochMilli(rs.getLong(1));
           }
         }
       }
       long ready = Math.max(0, readyTotal - delayed);
-      return new QueueCounts(ready, delayed, leased, expired, oldest);
+      return new QueueCounts(ready, delayed, leased, expired, readySince);
     });
   }
 

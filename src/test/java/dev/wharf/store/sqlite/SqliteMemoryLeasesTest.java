@@ -301,8 +301,8 @@ class SqliteMemoryLeasesTest {
     clock.advance(Duration.ofSeconds(4));
     receive("q", 1);
 
-    // The oldest ready message is the second: the first is leased, though only in memory.
-    assertThat(broker.stats("q").counts().oldestReady())
+    // The longest-waiting ready message is the second: the first is leased, though only in memory.
+    assertThat(broker.stats("q").counts().readySince())
         .isEqualTo(clock.instant().minusSeconds(4));
     assertThat(broker.browse("q", MessageState.LEASED, null, 0, 10))
         .extracting(Message::payload)
