@@ -69,6 +69,14 @@ public final class Endpoints {
   }
 
   /**
+   * Adds a GET route that HEAD does not reach (a 405 there): for a GET whose answer changes
+   * something, as a stream leases what it sends.
+   */
+  public void addGetOnly(String template, Guard guard, Set<String> query, Handler handler) {
+    router.addGetOnly(template, guarded(GET, template, guard, query, handler));
+  }
+
+  /**
    * Adds a route whose handler never blocks: it answers at once or through {@link #whenDone}, so
    * a small request is handled on the event loop that read it.
    */

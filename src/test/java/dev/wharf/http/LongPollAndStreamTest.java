@@ -192,6 +192,45 @@ class LongPollAndStreamTest {
   }
 
   @Test
+  void headOnTheStreamIsRefusedAndLeasesNothing() throws Exception {
+    api.put("/v1/queues/w", "{\"max_attempts\": 1}");
+    String id = api.post("/v1/queues/w/messages", "{\"body\": 1}").json().get("id").asText();
+    try (Socket s = RawHttp.connect(server.http.port())) {
+      // Twice: a HEAD that streamed would lease the message, then kill it at its second claim.
+      RawHttp.write(
+          s,
+          "HEAD /v1/queues/w/stream HTTP/1.1\r\nHost: t\r\n\r\n"
+              + "HEAD /v1/queues/w/stream HTTP/1.1\r\nHost: t\r\n\r\n"
+              + "GET /healthz HTTP/1.1\r\nHost: t\r\n\r\n");
+      String all = RawHttp.readUntil(s, "\"ok\"");
+      assertThat(all).startsWith("HTTP/1.1 405 ").containsIgnoringCase("allow: GET\r\n");
+      // No body after either 405, and the connection answers what follows.
+      assertThat(all.split("HTTP/1.1 405 ", -1)).hasSize(3);
+      assertThat(all).doesNotContain("method_not_allowed").contains("HTTP/1.1 200 ");
+    }
+    JsonNode stats = api.get("/v1/queues/w").json().get("stats");
+    assertThat(stats.get("ready").asInt()).isEqualTo(1);
+    assertThat(stats.get("leased").asInt()).isZero();
+    assertThat(stats.get("dead").asInt()).isZero();
+    assertThat(server.claims.get()).isZero();
+    Reply got = api.post("/v1/queues/w/receive", "{}");
+    assertThat(got.json().at("/messages/0/id").asText()).isEqualTo(id);
+    assertThat(got.json().at("/messages/0/attempt").asInt()).isEqualTo(1);
+  }
+
+  @Test
+  void headOnTheReadOnlyRoutesIsGetWithoutTheBody() throws Exception {
+    try (Socket s = RawHttp.connect(server.http.port())) {
+      RawHttp.write(
+          s,
+          "HEAD /v1/queues/w HTTP/1.1\r\nHost: t\r\n\r\nGET /healthz HTTP/1.1\r\nHost: t\r\n\r\n");
+      String all = RawHttp.readUntil(s, "\"ok\"");
+      assertThat(all).startsWith("HTTP/1.1 200 ").doesNotContain("\"name\"");
+      assertThat(all.indexOf("HTTP/1.1 200 ", 1)).isPositive();
+    }
+  }
+
+  @Test
   void streamOnAnUnknownQueueIsAPlain404() {
     Reply r = api.get("/v1/queues/nope/stream");
     assertThat(r.status()).isEqualTo(404);

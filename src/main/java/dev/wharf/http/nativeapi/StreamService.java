@@ -42,8 +42,8 @@ public final class StreamService {
   }
 
   public void routes() {
-    endpoints.add(
-        Endpoints.GET,
+    // Not HEAD: the stream leases the messages it writes, and a HEAD's body is never sent.
+    endpoints.addGetOnly(
         "/v1/queues/{name}/stream",
         DATA,
         Set.of("max", "visibility_timeout"),

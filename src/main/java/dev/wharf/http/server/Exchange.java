@@ -126,6 +126,10 @@ final class Exchange {
   }
 
   void startStream(int status, HttpHeaders headers) {
+    if (head) {
+      // The encoder would drop every event and the stream would never end: see Router#addGetOnly.
+      throw new IllegalStateException("a HEAD request cannot be answered with an event stream");
+    }
     DefaultHttpResponse res =
         new DefaultHttpResponse(version, HttpResponseStatus.valueOf(status), headers);
     headers.set(HttpHeaderNames.TRANSFER_ENCODING, HttpHeaderValues.CHUNKED);

@@ -25,9 +25,15 @@ public final class Router implements Handler {
   /**
    * @param params for each segment of the template, the name of the parameter it binds, or null
    *     where the segment is literal
+   * @param headAsGet a GET route that also answers HEAD
    */
   private record Route(
-      String method, String template, String[] segments, String[] params, Handler handler) {}
+      String method,
+      String template,
+      String[] segments,
+      String[] params,
+      Handler handler,
+      boolean headAsGet) {}
 
   private final List<Route> routes = new ArrayList<>();
   private final Map<String, StringJoiner> methods = new LinkedHashMap<>();
@@ -37,7 +43,21 @@ public final class Router implements Handler {
     this.unmatched = unmatched;
   }
 
+  /** Adds a route; a GET route also answers HEAD, with the same headers and no body. */
   public void add(String method, String template, Handler handler) {
+    add(method, template, handler, method.equals("GET"));
+  }
+
+  /**
+   * Adds a GET route that HEAD does not reach, for a GET whose answer does more than read: a HEAD
+   * must change nothing (RFC 9110 9.3.2), and an event stream leases each message it sends. HEAD
+   * on its path is a 405.
+   */
+  public void addGetOnly(String template, Handler handler) {
+    add("GET", template, handler, false);
+  }
+
+  private void add(String method, String template, Handler handler, boolean headAsGet) {
     if (!template.startsWith("/")) {
       throw new IllegalArgumentException("a template starts with /: " + template);
     }
@@ -49,7 +69,7 @@ public final class Router implements Handler {
         params[i] = t.substring(1, t.length() - 1);
       }
     }
-    routes.add(new Route(method, template, segments, params, handler));
+    routes.add(new Route(method, template, segments, params, handler, headAsGet));
     methods.computeIfAbsent(template, t -> new StringJoiner(", ")).add(method);
   }
 
@@ -64,11 +84,12 @@ public final class Router implements Handler {
     String[] segments = segments(req.path());
     // HEAD is GET without the body (the transport drops it), unless a route serves HEAD itself.
     String method = req.method();
-    if (method.equals("HEAD") && !serves("HEAD")) {
+    boolean headAsGet = method.equals("HEAD") && !serves("HEAD");
+    if (headAsGet) {
       method = "GET";
     }
     for (Route r : routes) {
-      if (r.method.equals(method)) {
+      if (r.method.equals(method) && (r.headAsGet || !headAsGet)) {
         Map<String, String> params = bind(r, segments);
         if (params != null) {
           req.params(params);
