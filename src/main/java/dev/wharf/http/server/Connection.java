@@ -5,6 +5,7 @@ import io.netty.buffer.Unpooled;
 import io.netty.channel.ChannelFutureListener;
 import io.netty.channel.ChannelHandlerContext;
 import io.netty.channel.ChannelInboundHandlerAdapter;
+import io.netty.handler.codec.DecoderException;
 import io.netty.handler.codec.DecoderResult;
 import io.netty.handler.codec.TooLongFrameException;
 import io.netty.handler.codec.http.DefaultFullHttpResponse;
@@ -507,8 +508,14 @@ final class Connection extends ChannelInboundHandlerAdapter {
 
   @Override
   public void exceptionCaught(ChannelHandlerContext ctx, Throwable cause) {
-    // A reset connection, mostly; the client is gone either way.
     LOG.log(Level.FINE, "connection failed", cause);
+    if (cause instanceof DecoderException && ctx.channel().isActive()) {
+      // The codec gave up on the bytes: the requests read before them, one maybe committed, are
+      // still answered in order, then this refusal.
+      reject(400, "invalid_request", "malformed HTTP request");
+      return;
+    }
+    // A reset connection, mostly; the client is gone either way.
     ctx.close();
   }
 }

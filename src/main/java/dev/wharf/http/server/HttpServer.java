@@ -30,6 +30,14 @@ public final class HttpServer implements AutoCloseable {
   private static final int MAX_INITIAL_LINE = 8 * 1024;
   private static final int MAX_HEADERS = 16 * 1024;
   /**
+   * The codec's own bound on requests decoded and not yet answered. When it is reached the codec
+   * throws and drops what it decoded, so requests already read, one of them maybe committed, would
+   * go unanswered. {@link Connection} bounds this instead: it stops reading once a few requests
+   * wait, so the codec holds at most those plus what one read had already brought.
+   */
+  private static final int UNBOUNDED_PIPELINE = Integer.MAX_VALUE;
+
+  /**
    * How long a stop waits for the connections to finish the answers under way and close, before
    * it closes the rest.
    */
@@ -172,7 +180,7 @@ public final class HttpServer implements AutoCloseable {
                       ch.pipeline()
                           .addLast(new IdleStateHandler(stalledMs, 0, 0, TimeUnit.MILLISECONDS))
                           .addLast(connection.new Arrivals())
-                          .addLast(new HttpServerCodec(decoding))
+                          .addLast(new HttpServerCodec(decoding, UNBOUNDED_PIPELINE))
                           .addLast(connection);
                     }
                   })

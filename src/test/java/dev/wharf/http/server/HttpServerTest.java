@@ -330,6 +330,27 @@ class HttpServerTest {
   }
 
   @Test
+  void anyNumberOfPipelinedRequestsInOneWriteAreEachAnsweredInOrder() throws Exception {
+    int n = 600;
+    StringBuilder requests = new StringBuilder();
+    for (int i = 0; i < n; i++) {
+      requests.append("GET /q/r").append(1000 + i).append(" HTTP/1.1\r\nHost: t\r\n");
+      requests.append(i == n - 1 ? "Connection: close\r\n\r\n" : "\r\n");
+    }
+    try (Socket s = connect()) {
+      write(s, requests.toString());
+      String all = readAll(s);
+      int at = 0;
+      for (int i = 0; i < n; i++) {
+        int next = all.indexOf("r" + (1000 + i), at);
+        assertThat(next).as("answer %d", i).isGreaterThanOrEqualTo(at);
+        at = next;
+      }
+      assertThat(all.split("HTTP/1.1 200 ", -1)).hasSize(n + 1);
+    }
+  }
+
+  @Test
   void aPipelinedRequestThatIsRefusedIsAnsweredAfterTheOnesBeforeItAndNothingAfter()
       throws Exception {
     try (Socket s = connect()) {
