@@ -5,6 +5,7 @@ import io.netty.buffer.Unpooled;
 import io.netty.channel.ChannelFutureListener;
 import io.netty.channel.ChannelHandlerContext;
 import io.netty.channel.ChannelInboundHandlerAdapter;
+import io.netty.channel.socket.ChannelInputShutdownEvent;
 import io.netty.handler.codec.DecoderException;
 import io.netty.handler.codec.DecoderResult;
 import io.netty.handler.codec.TooLongFrameException;
@@ -39,7 +40,8 @@ import java.util.logging.Logger;
  * answers in request order. A pipelined request waits until the one before it is answered, and
  * the connection stops reading meanwhile. A refused request (malformed, an unknown expectation, a
  * body past the budget) is answered in its turn too, after those read before it; nothing read
- * after it is answered, and the connection closes.
+ * after it is answered, and the connection closes. A client that shuts its side gets the answers
+ * to the requests it sent whole, then the connection closes (see {@link #inputEnded()}).
  */
 final class Connection extends ChannelInboundHandlerAdapter {
   private static final Logger LOG = Logger.getLogger(Connection.class.getName());
@@ -95,6 +97,8 @@ final class Connection extends ChannelInboundHandlerAdapter {
   // Bytes came that do not make a whole request yet; quiet periods since the last bytes.
   private boolean partial;
   private int quiet;
+  // The client shut its side of the connection: nothing more comes. Read by handlers' threads.
+  private volatile boolean inputEnded;
 
   /** A request read ahead of its turn. */
   private record Queued(Exchange ex, Request req) {}
@@ -158,6 +162,10 @@ final class Connection extends ChannelInboundHandlerAdapter {
    */
   @Override
   public void userEventTriggered(ChannelHandlerContext ctx, Object evt) {
+    if (evt instanceof ChannelInputShutdownEvent) {
+      inputEnded();
+      return;
+    }
     if (!(evt instanceof IdleStateEvent)) {
       ctx.fireUserEventTriggered(evt);
       return;
@@ -170,6 +178,38 @@ final class Connection extends ChannelInboundHandlerAdapter {
     } else if (++quiet >= idleTicks) {
       ctx.close();
     }
+  }
+
+  /**
+   * The client shut its side of the connection (or closed it: the two look the same here). The
+   * requests it sent whole are answered in order, then the connection closes; one cut off is
+   * dropped, as when the client leaves. An exchange that waits on the client (a long-poll, a
+   * stream) ends as if it had left, since it may have: messages handed to it now could be written
+   * to no one, and it holds none while it waits.
+   */
+  private void inputEnded() {
+    inputEnded = true;
+    if (head != null || partial) {
+      budget.give(reading);
+      reading = 0;
+      head = null;
+      body = null;
+      chunked = null;
+      skipping = true;
+      partial = false;
+      owedContinue = null;
+    }
+    if (current != null && current.waitsOnClient()) {
+      ctx.close();
+    } else if (current == null && !refused) {
+      // A refusal closes once it is written; with no answer owed, nothing is left to do.
+      ctx.close();
+    }
+  }
+
+  /** Whether the client has shut its side: see {@link #inputEnded()}. */
+  boolean inputHasEnded() {
+    return inputEnded;
   }
 
   /** Runs follow-up work that may block, off the event loop. */
@@ -394,6 +434,10 @@ final class Connection extends ChannelInboundHandlerAdapter {
       DefaultFullHttpResponse res = owedRefusal;
       owedRefusal = null;
       ctx.writeAndFlush(res).addListener(ChannelFutureListener.CLOSE);
+      return;
+    }
+    if (inputEnded) {
+      ctx.close();
       return;
     }
     if (owedContinue != null) {

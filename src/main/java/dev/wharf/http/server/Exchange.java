@@ -31,6 +31,8 @@ final class Exchange {
   private final Object lock = new Object();
   private Runnable onDisconnect;
   private boolean disconnected;
+  /** An event stream was started and has not ended. */
+  private boolean streaming;
 
   /**
    * @param head a HEAD request: the answer's headers say what GET would send, with no body
@@ -68,13 +70,30 @@ final class Exchange {
   }
 
   void onDisconnect(Runnable action) {
+    boolean gone;
     synchronized (lock) {
-      if (!disconnected) {
+      gone = disconnected;
+      if (!gone) {
         onDisconnect = action;
-        return;
       }
     }
-    Connection.detached(action);
+    if (gone) {
+      Connection.detached(action);
+    } else if (connection.inputHasEnded()) {
+      // The client shut its side before the action was set, so the connection (which checks in
+      // the other order) did not see it: closing runs it, as the connection would have.
+      ctx.close();
+    }
+  }
+
+  /**
+   * Whether the answer waits on the client: its handler asked to hear if the client leaves (a
+   * long-poll), or it streams. Once the client's input ends such an answer is not waited for.
+   */
+  boolean waitsOnClient() {
+    synchronized (lock) {
+      return onDisconnect != null || streaming;
+    }
   }
 
   /** On the event loop: the connection closed. */
@@ -94,6 +113,7 @@ final class Exchange {
   private void answered() {
     synchronized (lock) {
       onDisconnect = null;
+      streaming = false;
     }
   }
 
@@ -129,6 +149,14 @@ final class Exchange {
     if (head) {
       // The encoder would drop every event and the stream would never end: see Router#addGetOnly.
       throw new IllegalStateException("a HEAD request cannot be answered with an event stream");
+    }
+    synchronized (lock) {
+      streaming = true;
+    }
+    if (connection.inputHasEnded()) {
+      // As for a long-poll (see onDisconnect): a stream to a client that may be gone is not begun.
+      ctx.close();
+      throw new ClientGone("the client shut its side of the connection", null);
     }
     DefaultHttpResponse res =
         new DefaultHttpResponse(version, HttpResponseStatus.valueOf(status), headers);

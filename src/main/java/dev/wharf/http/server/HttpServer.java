@@ -161,6 +161,9 @@ public final class HttpServer implements AutoCloseable {
               // Without TCP_NODELAY an answer written in more than one segment waits for the
               // client's delayed ACK: ~40 ms a request on keep-alive connections (measured).
               .childOption(ChannelOption.TCP_NODELAY, true)
+              // A client may shut its side once it has sent its requests (nc -N does): it still
+              // reads their answers. Without this the channel closed on the end of its input.
+              .childOption(ChannelOption.ALLOW_HALF_CLOSURE, true)
               .childHandler(
                   new ChannelInitializer<SocketChannel>() {
                     @Override

@@ -330,6 +330,69 @@ class HttpServerTest {
   }
 
   @Test
+  void aClientThatHalfClosesAfterItsRequestsGetsEveryAnswerThenTheClose() throws Exception {
+    try (Socket s = connect()) {
+      // /slow is still under way when the end of the client's input is read.
+      write(
+          s,
+          "GET /slow HTTP/1.1\r\nHost: t\r\n\r\nGET /fast HTTP/1.1\r\nHost: t\r\n\r\n"
+              + "GET /q/last HTTP/1.1\r\nHost: t\r\n\r\n");
+      s.shutdownOutput();
+      String all = readAll(s);
+      assertThat(all).startsWith("HTTP/1.1 200").endsWith("last");
+      assertThat(all.indexOf("slow")).isPositive().isLessThan(all.indexOf("fast"));
+      assertThat(all.split("HTTP/1.1 200 ", -1)).hasSize(4);
+    }
+  }
+
+  @Test
+  void aRequestCutOffByTheClientsHalfCloseIsDroppedAndItsBodyGivenBack() throws Exception {
+    try (Socket s = connect()) {
+      write(
+          s,
+          "GET /q/first HTTP/1.1\r\nHost: t\r\n\r\n"
+              + "POST /echo HTTP/1.1\r\nHost: t\r\nContent-Length: 10\r\n\r\nabc");
+      s.shutdownOutput();
+      String all = readAll(s);
+      assertThat(all).startsWith("HTTP/1.1 200").endsWith("first");
+    }
+    long until = System.nanoTime() + TimeUnit.SECONDS.toNanos(10);
+    while (server.bodyBytesHeld() > 0 && System.nanoTime() < until) {
+      Thread.sleep(5);
+    }
+    assertThat(server.bodyBytesHeld()).isZero();
+    try (Socket s = connect()) {
+      // Cut in its headers: refused, as any request that is not whole.
+      write(s, "GET /fast HTTP/1.1\r\nHost: t\r\n");
+      s.shutdownOutput();
+      assertThat(readAll(s)).startsWith("HTTP/1.1 400").doesNotContain("fast");
+    }
+  }
+
+  @Test
+  void aWaitForTheClientEndsWhenItHalfClosesAsWhenItLeaves() throws Exception {
+    try (Socket s = connect()) {
+      write(s, "GET /park HTTP/1.1\r\nHost: t\r\n\r\n");
+      assertThat(parked.await(10, TimeUnit.SECONDS)).isTrue();
+      // The end of its input cannot be told from its leaving: the wait it holds ends.
+      s.shutdownOutput();
+      assertThat(disconnected.await(10, TimeUnit.SECONDS)).isTrue();
+      assertThat(readAll(s)).isEmpty();
+    }
+  }
+
+  @Test
+  void aWaitForTheClientBegunAfterItHalfClosedEndsToo() throws Exception {
+    try (Socket s = connect()) {
+      // /park starts only once /slow is answered, after the end of the input was read.
+      write(s, "GET /slow HTTP/1.1\r\nHost: t\r\n\r\nGET /park HTTP/1.1\r\nHost: t\r\n\r\n");
+      s.shutdownOutput();
+      assertThat(disconnected.await(10, TimeUnit.SECONDS)).isTrue();
+      assertThat(readAll(s)).startsWith("HTTP/1.1 200").endsWith("slow");
+    }
+  }
+
+  @Test
   void anyNumberOfPipelinedRequestsInOneWriteAreEachAnsweredInOrder() throws Exception {
     int n = 600;
     StringBuilder requests = new StringBuilder();
