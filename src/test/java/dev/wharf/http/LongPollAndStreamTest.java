@@ -334,6 +334,25 @@ class LongPollAndStreamTest {
     assertThat(server.broker.waitingConsumers()).isZero();
   }
 
+  @Test
+  void aStreamToAnHttp10ClientIsNotChunkedAndEndsWithTheConnection() throws Exception {
+    restartWithLongWaits("http10");
+    server.api.put("/v1/queues/w", "{}");
+    try (Socket s = RawHttp.connect(server.http.port())) {
+      RawHttp.write(s, "GET /v1/queues/w/stream HTTP/1.0\r\n\r\n");
+      String opened = RawHttp.readUntil(s, ": keepalive\n\n");
+      String head = opened.substring(0, opened.indexOf("\r\n\r\n") + 4);
+      assertThat(head).startsWith("HTTP/1.0 200 ").containsIgnoringCase("connection: close\r\n");
+      assertThat(head.toLowerCase(java.util.Locale.ROOT)).doesNotContain("transfer-encoding");
+      String id = server.api.post("/v1/queues/w/messages", "{\"body\": 1}").json().get("id").asText();
+      String events = opened.substring(head.length()) + RawHttp.readUntil(s, "}\n\n");
+      assertThat(events).startsWith(": keepalive\n\nevent: message\nid: ").contains(id);
+      CompletableFuture.runAsync(server::close).get(15, TimeUnit.SECONDS);
+      // The body ends where the connection does, after the error event: no chunk framing.
+      assertThat(RawHttp.readAll(s)).isEqualTo("event: error\ndata: the server is stopping\n\n");
+    }
+  }
+
   /** A chunked body's content; fails unless it ends with the last (empty) chunk. */
   private static String dechunk(String chunked) {
     StringBuilder out = new StringBuilder();

@@ -33,6 +33,8 @@ final class Exchange {
   private boolean disconnected;
   /** An event stream was started and has not ended. */
   private boolean streaming;
+  /** Whether the connection stays open once the stream ends; set when it starts. */
+  private volatile boolean streamKeepsOpen;
 
   /**
    * @param head a HEAD request: the answer's headers say what GET would send, with no body
@@ -160,8 +162,15 @@ final class Exchange {
     }
     DefaultHttpResponse res =
         new DefaultHttpResponse(version, HttpResponseStatus.valueOf(status), headers);
-    headers.set(HttpHeaderNames.TRANSFER_ENCODING, HttpHeaderValues.CHUNKED);
-    HttpUtil.setKeepAlive(res, connection.keepsOpen(keepAlive));
+    // HTTP/1.0 has no chunked coding (RFC 9112 6.1): there the body ends with the connection.
+    boolean chunked = !version.equals(HttpVersion.HTTP_1_0);
+    streamKeepsOpen = chunked && connection.keepsOpen(keepAlive);
+    if (chunked) {
+      headers.set(HttpHeaderNames.TRANSFER_ENCODING, HttpHeaderValues.CHUNKED);
+      HttpUtil.setKeepAlive(res, streamKeepsOpen);
+    } else {
+      headers.set(HttpHeaderNames.CONNECTION, HttpHeaderValues.CLOSE);
+    }
     await(ctx.writeAndFlush(res));
   }
 
@@ -178,7 +187,7 @@ final class Exchange {
         .addListener(
             (ChannelFuture f) -> {
               answered();
-              connection.finished(this, keepAlive && f.isSuccess());
+              connection.finished(this, streamKeepsOpen && f.isSuccess());
             });
   }
 

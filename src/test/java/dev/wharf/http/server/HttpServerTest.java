@@ -282,6 +282,19 @@ class HttpServerTest {
   }
 
   @Test
+  void anEventStreamToAnHttp10ClientIsNotChunkedAndEndsWithTheConnection() throws Exception {
+    try (Socket s = connect()) {
+      // Even when it asks to keep the connection: the stream's end is the connection's.
+      write(s, "GET /events HTTP/1.0\r\nConnection: keep-alive\r\n\r\n");
+      String all = readAll(s);
+      assertThat(all).startsWith("HTTP/1.0 200").containsIgnoringCase("connection: close\r\n");
+      assertThat(all.toLowerCase(java.util.Locale.ROOT)).doesNotContain("transfer-encoding");
+      assertThat(all.substring(all.indexOf("\r\n\r\n") + 4))
+          .isEqualTo(": hello\n\nevent: message\nid: 1\ndata: a\ndata: b\n\n");
+    }
+  }
+
+  @Test
   void pathParametersArePercentDecodedAndUnknownPathsAreTheFallbacks() throws Exception {
     try (Socket s = connect()) {
       write(s, "GET /q/a%20b+c HTTP/1.1\r\nHost: t\r\n\r\n");
