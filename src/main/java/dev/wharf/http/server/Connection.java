@@ -27,6 +27,7 @@ import java.io.ByteArrayOutputStream;
 import java.io.IOException;
 import java.net.InetSocketAddress;
 import java.util.ArrayDeque;
+import java.util.List;
 import java.util.concurrent.Executor;
 import java.util.concurrent.RejectedExecutionException;
 import java.util.concurrent.ThreadFactory;
@@ -263,6 +264,26 @@ final class Connection extends ChannelInboundHandlerAdapter {
       reject(505, "http_version_not_supported", "only HTTP/1.0 and HTTP/1.1 are served");
       return;
     }
+    List<String> hosts = req.headers().getAll(HttpHeaderNames.HOST);
+    if (hosts.size() > 1 || (hosts.isEmpty() && version.minorVersion() > 0)) {
+      // RFC 9112 3.2: which host is meant would be a guess, and proxies may guess otherwise.
+      reject(
+          400,
+          "invalid_request",
+          hosts.isEmpty()
+              ? "an HTTP/1.1 request needs a Host header"
+              : "a request may have only one Host header");
+      return;
+    }
+    String target = originForm(req.method().name(), req.uri());
+    if (target == null) {
+      reject(
+          400,
+          "invalid_request",
+          "the request target must be a path starting with / or an absolute http(s) URI");
+      return;
+    }
+    req.setUri(target);
     String expect = req.headers().get(HttpHeaderNames.EXPECT);
     if (expect != null && !HttpHeaderValues.CONTINUE.contentEqualsIgnoreCase(expect)) {
       reject(417, "expectation_failed", "the only expectation understood is 100-continue");
@@ -290,6 +311,44 @@ final class Connection extends ChannelInboundHandlerAdapter {
       chunked = new ByteArrayOutputStream();
       continueIfAsked(req);
     }
+  }
+
+  /**
+   * The request target as the routes read it, a path and query (RFC 9112 3.2): an origin-form
+   * target as sent, an absolute-form one's path and query (its authority is ignored, as the Host
+   * header is), and {@code *} for OPTIONS; null for anything else.
+   */
+  private static String originForm(String method, String target) {
+    if (target.startsWith("/")) {
+      return target;
+    }
+    if (target.equals("*")) {
+      return method.equals("OPTIONS") ? target : null;
+    }
+    int authority = schemeEnd(target);
+    if (authority < 0) {
+      return null;
+    }
+    int end = authority;
+    while (end < target.length() && "/?#".indexOf(target.charAt(end)) < 0) {
+      end++;
+    }
+    if (end == authority) {
+      // An http URI with no host is invalid (RFC 9110 4.2.1).
+      return null;
+    }
+    String rest = target.substring(end);
+    return rest.startsWith("/") ? rest : "/" + rest;
+  }
+
+  /** Where the authority starts in an http or https URI, or -1 when it is not one. */
+  private static int schemeEnd(String target) {
+    for (String scheme : new String[] {"http://", "https://"}) {
+      if (target.regionMatches(true, 0, scheme, 0, scheme.length())) {
+        return scheme.length();
+      }
+    }
+    return -1;
   }
 
   /** The body will be read: a client waiting for leave to send it gets 100 Continue. */
