@@ -231,7 +231,7 @@ final class Connection extends ChannelInboundHandlerAdapter {
       }
       if (msg instanceof HttpContent content && !skipping && head != null) {
         if (!content.decoderResult().isSuccess()) {
-          refuse(content.decoderResult());
+          refuseBody(content.decoderResult());
           return;
         }
         append(content.content());
@@ -287,6 +287,15 @@ final class Connection extends ChannelInboundHandlerAdapter {
     String expect = req.headers().get(HttpHeaderNames.EXPECT);
     if (expect != null && !HttpHeaderValues.CONTINUE.contentEqualsIgnoreCase(expect)) {
       reject(417, "expectation_failed", "the only expectation understood is 100-continue");
+      return;
+    }
+    String coding = unknownCoding(req.headers().getAll(HttpHeaderNames.TRANSFER_ENCODING));
+    if (coding != null) {
+      // The codec only removes the chunked coding: the body under it would be taken as sent.
+      reject(
+          501,
+          "not_implemented",
+          "Transfer-Encoding " + coding + " is not supported; the only transfer coding is chunked");
       return;
     }
     long declared;
@@ -349,6 +358,23 @@ final class Connection extends ChannelInboundHandlerAdapter {
       }
     }
     return -1;
+  }
+
+  /**
+   * The first transfer coding other than chunked that the Transfer-Encoding lines name, or null.
+   * (The codec has already refused a list that does not end with chunked, as RFC 9112 6.3 asks.)
+   */
+  private static String unknownCoding(List<String> lines) {
+    for (String line : lines) {
+      for (String coding : line.split(",")) {
+        String name = coding.trim();
+        if (!name.isEmpty() && !name.equalsIgnoreCase("chunked")) {
+          int params = name.indexOf(';');
+          return params < 0 ? name : name.substring(0, params).trim();
+        }
+      }
+    }
+    return null;
   }
 
   /** The body will be read: a client waiting for leave to send it gets 100 Continue. */
@@ -518,6 +544,21 @@ final class Connection extends ChannelInboundHandlerAdapter {
       reject(431, "headers_too_large", "the request headers are too large");
     } else {
       reject(400, "invalid_request", "malformed HTTP request: " + cause.getMessage());
+    }
+  }
+
+  /**
+   * What the HTTP decoder could not parse in a body: its one line, a chunk's size line, is not
+   * the request line (414), and its trailer fields are not the headers.
+   */
+  private void refuseBody(DecoderResult result) {
+    Throwable cause = result.cause();
+    if (cause instanceof TooLongHttpLineException) {
+      reject(400, "invalid_request", "a chunk-size line of the body is too long");
+    } else if (cause instanceof TooLongHttpHeaderException) {
+      reject(400, "invalid_request", "the trailer fields of the body are too large");
+    } else {
+      refuse(result);
     }
   }
 
