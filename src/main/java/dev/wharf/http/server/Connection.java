@@ -13,6 +13,7 @@ import io.netty.handler.codec.http.DefaultFullHttpResponse;
 import io.netty.handler.codec.http.HttpContent;
 import io.netty.handler.codec.http.HttpHeaderNames;
 import io.netty.handler.codec.http.HttpHeaderValues;
+import io.netty.handler.codec.http.HttpHeaders;
 import io.netty.handler.codec.http.HttpMethod;
 import io.netty.handler.codec.http.HttpRequest;
 import io.netty.handler.codec.http.HttpResponseStatus;
@@ -27,6 +28,7 @@ import java.io.ByteArrayOutputStream;
 import java.io.IOException;
 import java.net.InetSocketAddress;
 import java.util.ArrayDeque;
+import java.util.Iterator;
 import java.util.List;
 import java.util.concurrent.Executor;
 import java.util.concurrent.RejectedExecutionException;
@@ -264,13 +266,13 @@ final class Connection extends ChannelInboundHandlerAdapter {
       reject(505, "http_version_not_supported", "only HTTP/1.0 and HTTP/1.1 are served");
       return;
     }
-    List<String> hosts = req.headers().getAll(HttpHeaderNames.HOST);
-    if (hosts.size() > 1 || (hosts.isEmpty() && version.minorVersion() > 0)) {
+    int hosts = hostHeaders(req.headers());
+    if (hosts > 1 || (hosts == 0 && version.minorVersion() > 0)) {
       // RFC 9112 3.2: which host is meant would be a guess, and proxies may guess otherwise.
       reject(
           400,
           "invalid_request",
-          hosts.isEmpty()
+          hosts == 0
               ? "an HTTP/1.1 request needs a Host header"
               : "a request may have only one Host header");
       return;
@@ -289,7 +291,10 @@ final class Connection extends ChannelInboundHandlerAdapter {
       reject(417, "expectation_failed", "the only expectation understood is 100-continue");
       return;
     }
-    String coding = unknownCoding(req.headers().getAll(HttpHeaderNames.TRANSFER_ENCODING));
+    String coding =
+        req.headers().contains(HttpHeaderNames.TRANSFER_ENCODING)
+            ? unknownCoding(req.headers().getAll(HttpHeaderNames.TRANSFER_ENCODING))
+            : null;
     if (coding != null) {
       // The codec only removes the chunked coding: the body under it would be taken as sent.
       reject(
@@ -320,6 +325,18 @@ final class Connection extends ChannelInboundHandlerAdapter {
       chunked = new ByteArrayOutputStream();
       continueIfAsked(req);
     }
+  }
+
+  /** How many Host headers there are, counted to 2: every request is asked, so no list is made. */
+  private static int hostHeaders(HttpHeaders headers) {
+    Iterator<? extends CharSequence> values =
+        headers.valueCharSequenceIterator(HttpHeaderNames.HOST);
+    int n = 0;
+    while (n < 2 && values.hasNext()) {
+      values.next();
+      n++;
+    }
+    return n;
   }
 
   /**
