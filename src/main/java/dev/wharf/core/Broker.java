@@ -357,7 +357,24 @@ public final class Broker implements AutoCloseable {
    *     the call or while it waits (see {@link #stopWaiting})
    */
   public List<Delivery> receive(String queue, int max, Duration wait, Duration visibility) {
-    Duration lease = checkReceive(queue, max, wait, visibility);
+    checkWait(wait);
+    return receiveWaiting(queue, max, wait, visibility);
+  }
+
+  /**
+   * One round of a stream: like {@link #receive}, but {@code wait} is the stream's keepalive
+   * interval, the server's own choice, not a client's wait that {@code server.max_wait} bounds.
+   */
+  public List<Delivery> receiveRound(String queue, int max, Duration wait, Duration visibility) {
+    if (wait.isNegative()) {
+      throw new IllegalArgumentException("a negative wait: " + wait);
+    }
+    return receiveWaiting(queue, max, wait, visibility);
+  }
+
+  private List<Delivery> receiveWaiting(
+      String queue, int max, Duration wait, Duration visibility) {
+    Duration lease = checkReceive(queue, max, visibility);
     QueueWaiters w = waiters.of(queue);
     long started = System.nanoTime();
     long deadline = started + wait.toNanos();
@@ -413,7 +430,8 @@ public final class Broker implements AutoCloseable {
    */
   public CompletableFuture<List<Delivery>> receiveLater(
       String queue, int max, Duration wait, Duration visibility) {
-    Duration lease = checkReceive(queue, max, wait, visibility);
+    checkWait(wait);
+    Duration lease = checkReceive(queue, max, visibility);
     QueueWaiters w = waiters.of(queue);
     long started = System.nanoTime();
     long epoch = w.epoch();
@@ -481,13 +499,16 @@ public final class Broker implements AutoCloseable {
   }
 
   /** Checks a receive's arguments; returns the lease it asks for. */
-  private Duration checkReceive(String queue, int max, Duration wait, Duration visibility) {
+  private void checkWait(Duration wait) {
+    checkRange("wait", wait, Duration.ZERO, options.maxWait());
+  }
+
+  private Duration checkReceive(String queue, int max, Duration visibility) {
     QueueSettings s = queues.require(queue);
     if (max < 1 || max > BrokerOptions.MAX_RECEIVE_BATCH) {
       throw new BrokerException.Invalid(
           "max must be between 1 and " + BrokerOptions.MAX_RECEIVE_BATCH + ", got " + max);
     }
-    checkRange("wait", wait, Duration.ZERO, options.maxWait());
     Duration lease = visibility != null ? visibility : s.visibilityTimeout();
     checkRange("visibility_timeout", lease, Duration.ofSeconds(1), s.maxVisibilityTimeout());
     return lease;

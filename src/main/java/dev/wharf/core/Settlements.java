@@ -85,7 +85,8 @@ public final class Settlements {
   }
 
   private static void checkReason(String reason) {
-    if (reason != null && reason.length() > 1024) {
+    // Characters as people count them: one outside the BMP is two chars in Java.
+    if (reason != null && reason.codePointCount(0, reason.length()) > 1024) {
       throw new BrokerException.Invalid("reason must be at most 1024 characters");
     }
   }

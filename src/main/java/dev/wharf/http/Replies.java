@@ -69,11 +69,21 @@ public final class Replies {
   }
 
   /** RFC 3339 UTC, milliseconds at most; null stays null. */
+  /**
+   * RFC 3339 in UTC, always with three fraction digits: Instant's own form leaves them out on a
+   * whole second, and times that a client compares as text would then sort wrongly.
+   */
+  static String millis(Instant t) {
+    String s = t.truncatedTo(ChronoUnit.MILLIS).toString();
+    // "2026-01-01T00:00:00Z" has no fraction; years past 9999 or before 0 are longer, and rare.
+    return s.length() == 20 ? s.substring(0, 19) + ".000Z" : s;
+  }
+
   public static void time(JsonGenerator g, String field, Instant t) throws IOException {
     if (t == null) {
       g.writeNullField(field);
     } else {
-      g.writeStringField(field, t.truncatedTo(ChronoUnit.MILLIS).toString());
+      g.writeStringField(field, millis(t));
     }
   }
 }

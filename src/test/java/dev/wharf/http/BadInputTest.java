@@ -233,6 +233,11 @@ class BadInputTest {
           "invalid_body",
           "reason must be at most 1024 characters");
     }
+    // 1024 characters, each outside the BMP (two UTF-16 units): within the bound.
+    String wide = new String(Character.toChars(0x1F600)).repeat(1024);
+    Reply within =
+        api.post("/v1/queues/q/nack", "{\"lease_id\": \"a\", \"reason\": \"" + wide + "\"}");
+    assertThat(within.status()).isNotEqualTo(400);
   }
 
   @Test

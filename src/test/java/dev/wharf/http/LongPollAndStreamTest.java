@@ -184,7 +184,7 @@ class LongPollAndStreamTest {
       assertThat(m.get("id").asText()).isEqualTo(id);
       assertThat(m.at("/body/n").asInt()).isEqualTo(7);
       assertThat(m.get("lease_id").asText()).isEqualTo(leaseId);
-      assertThat(m.get("lease_until").asText()).isEqualTo("2026-01-01T00:01:00Z");
+      assertThat(m.get("lease_until").asText()).isEqualTo("2026-01-01T00:01:00.000Z");
 
       Reply ack = api.post("/v1/queues/w/ack", "{\"lease_id\": \"" + leaseId + "\"}");
       assertThat(ack.status()).isEqualTo(200);
@@ -269,6 +269,41 @@ class LongPollAndStreamTest {
   }
 
   /** A server of its own in {@code subdir}, whose waits may last 25 s, for the shared one. */
+  @Test
+  void aStreamKeepsRoundingPastAMaxWaitShorterThanItsKeepalive() throws Exception {
+    // max_wait bounds a client's wait; a stream's rounds are the server's keepalive, 1 s here.
+    server.close();
+    BrokerOptions d = BrokerOptions.defaults();
+    server =
+        new TestServer(
+            Files.createDirectories(dir.resolve("short")), "127.0.0.1",
+            new BrokerOptions(Duration.ZERO, d.maxWaiters(), d.maxPublishBatch(),
+                d.idempotencyWindow(), d.expiredRetention(), d.repeatWindow(),
+                d.maxReceiveBytes()));
+    server.api.put("/v1/queues/w", "{}");
+    HttpResponse<Stream<String>> res =
+        server.api.client.send(
+            server.api.request("/v1/queues/w/stream").GET().build(), BodyHandlers.ofLines());
+    try (Stream<String> lines = res.body()) {
+      Iterator<String> it = lines.iterator();
+      assertThat(nextLine(it)).isEqualTo(": keepalive");
+      assertThat(nextLine(it)).isEmpty();
+      // The second round's keepalive, not an error event.
+      assertThat(nextLine(it)).isEqualTo(": keepalive");
+      String id = server.api.post("/v1/queues/w/messages", "{\"body\": 1}").json().get("id")
+          .asText();
+      String data = null;
+      for (int i = 0; i < 50 && data == null; i++) {
+        String line = nextLine(it);
+        assertThat(line).doesNotStartWith("event: error");
+        if (line.startsWith("data:")) {
+          data = line.substring(5).trim();
+        }
+      }
+      assertThat(Api.JSON.readTree(data).get("id").asText()).isEqualTo(id);
+    }
+  }
+
   private void restartWithLongWaits(String subdir) throws Exception {
     server.close();
     server =

@@ -62,8 +62,8 @@ class NativeWalkthroughTest {
     assertThat(m.at("/body/amount").decimalValue()).isEqualByComparingTo("1.10");
     assertThat(m.at("/headers/x-source").asText()).isEqualTo("billing");
     assertThat(m.at("/metadata/tenant").asText()).isEqualTo("acme");
-    assertThat(m.get("published_at").asText()).isEqualTo("2026-01-01T00:00:00Z");
-    assertThat(m.get("lease_until").asText()).isEqualTo("2026-01-01T00:01:00Z");
+    assertThat(m.get("published_at").asText()).isEqualTo("2026-01-01T00:00:00.000Z");
+    assertThat(m.get("lease_until").asText()).isEqualTo("2026-01-01T00:01:00.000Z");
     Reply ack = api.post("/v1/queues/billing/ack", "{\"lease_id\": \"" + lease(m) + "\"}");
     assertThat(ack.status()).isEqualTo(200);
     assertThat(ack.json().get("succeeded").asInt()).isEqualTo(1);
@@ -185,7 +185,7 @@ class NativeWalkthroughTest {
     assertThat(extended.status()).isEqualTo(200);
     assertThat(extended.json().at("/results/0/outcome").asText()).isEqualTo("extended");
     assertThat(extended.json().at("/results/0/lease_until").asText())
-        .isEqualTo("2026-01-01T00:02:00Z");
+        .isEqualTo("2026-01-01T00:02:00.000Z");
     Reply dead =
         api.post(
             "/v1/queues/jobs/nack",

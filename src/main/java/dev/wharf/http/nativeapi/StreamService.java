@@ -27,9 +27,6 @@ import java.util.logging.Logger;
 public final class StreamService {
   private static final Logger LOG = Logger.getLogger(StreamService.class.getName());
 
-  /** The longest park the core allows by default; a quieter stream gets keepalives more often. */
-  private static final Duration LONGEST_WAIT = Duration.ofSeconds(30);
-
   private final Broker broker;
   private final Endpoints endpoints;
   private final Duration keepalive;
@@ -37,8 +34,7 @@ public final class StreamService {
   public StreamService(Broker broker, Endpoints endpoints, Duration keepalive) {
     this.broker = broker;
     this.endpoints = endpoints;
-    this.keepalive =
-        keepalive.compareTo(LONGEST_WAIT) > 0 || keepalive.isZero() ? LONGEST_WAIT : keepalive;
+    this.keepalive = keepalive;
   }
 
   public void routes() {
@@ -82,7 +78,7 @@ public final class StreamService {
         // The queue's tokens may have changed since the stream opened (a change ends the wait
         // below early, so this runs then): a revoked token receives nothing more.
         endpoints.authoriseData(req);
-        batch = broker.receive(queue, max, keepalive, visibility);
+        batch = broker.receiveRound(queue, max, keepalive, visibility);
       }
     } catch (ApiError e) {
       errorQuietly(sink, e.getMessage());
