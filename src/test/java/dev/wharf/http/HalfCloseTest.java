@@ -5,30 +5,16 @@ import static org.assertj.core.api.Assertions.assertThat;
 import com.fasterxml.jackson.databind.JsonNode;
 import dev.wharf.testing.RawHttp;
 import java.net.Socket;
-import java.nio.file.Path;
 import java.util.concurrent.TimeUnit;
 import java.util.function.IntSupplier;
-import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.BeforeEach;
 import org.junit.jupiter.api.Test;
-import org.junit.jupiter.api.io.TempDir;
 
 /** Clients that shut their side of the connection once they have sent their requests. */
-class HalfCloseTest {
-  @TempDir Path dir;
-  TestServer server;
-  Api api;
-
+class HalfCloseTest extends OneServerTest {
   @BeforeEach
-  void start() {
-    server = new TestServer(dir);
-    api = server.api;
+  void queue() {
     api.put("/v1/queues/h", "{}");
-  }
-
-  @AfterEach
-  void stop() {
-    server.close();
   }
 
   @Test
@@ -79,7 +65,10 @@ class HalfCloseTest {
     }
     awaitWaiting(() -> server.broker.waitingConsumers("h"), 0);
     assertThat(api.post("/v1/queues/h/messages", "{\"body\": 1}").status()).isEqualTo(201);
-    assertThat(api.get("/v1/queues/h").json().at("/stats/leased").asInt()).isZero();
+    // The stream's thread may still be between two rounds and take the message; finding its
+    // client gone, it gives it back.
+    awaitWaiting(() -> api.get("/v1/queues/h").json().at("/stats/leased").asInt(), 0);
+    assertThat(api.get("/v1/queues/h").json().at("/stats/ready").asInt()).isEqualTo(1);
   }
 
   private static void awaitWaiting(IntSupplier waiting, int expected) throws Exception {

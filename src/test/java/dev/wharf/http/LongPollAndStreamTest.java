@@ -111,18 +111,10 @@ class LongPollAndStreamTest {
               ("POST /v1/queues/w/receive HTTP/1.1\r\nHost: t\r\nContent-Type: application/json\r\n"
                       + "Content-Length: " + body.length() + "\r\n\r\n" + body)
                   .getBytes(StandardCharsets.US_ASCII));
-      long until = System.nanoTime() + TimeUnit.SECONDS.toNanos(10);
-      while (server.broker.waitingConsumers("w") == 0 && System.nanoTime() < until) {
-        Thread.sleep(5);
-      }
-      assertThat(server.broker.waitingConsumers("w")).isEqualTo(1);
+      awaitWaiting("w", 1);
     }
     // Far below the 25 s wait: the connection's close itself ends the wait.
-    long until = System.nanoTime() + TimeUnit.SECONDS.toNanos(10);
-    while (server.broker.waitingConsumers("w") > 0 && System.nanoTime() < until) {
-      Thread.sleep(5);
-    }
-    assertThat(server.broker.waitingConsumers("w")).isZero();
+    awaitWaiting("w", 0);
     assertThat(server.broker.waitingConsumers()).isZero();
     // So a publish is not leased to a consumer that is gone: it stays ready for the next one.
     assertThat(api.post("/v1/queues/w/messages", "{\"body\": 1}").status()).isEqualTo(201);
@@ -302,6 +294,31 @@ class LongPollAndStreamTest {
       }
       assertThat(Api.JSON.readTree(data).get("id").asText()).isEqualTo(id);
     }
+  }
+
+  @Test
+  void aStreamWhoseClientLeftStopsWaitingAtOnceAndTakesNothingMore() throws Exception {
+    // Keepalives 25 s apart: the stream must not need its next write to learn the client left.
+    restartWithLongWaits("gone");
+    server.api.put("/v1/queues/w", "{}");
+    try (Socket s = RawHttp.connect(server.http.port())) {
+      RawHttp.write(s, "GET /v1/queues/w/stream HTTP/1.1\r\nHost: t\r\n\r\n");
+      assertThat(RawHttp.readUntil(s, ": keepalive\n\n")).startsWith("HTTP/1.1 200 ");
+      awaitWaiting("w", 1);
+    }
+    awaitWaiting("w", 0);
+    assertThat(server.api.post("/v1/queues/w/messages", "{\"body\": 1}").status()).isEqualTo(201);
+    JsonNode stats = server.api.get("/v1/queues/w").json().get("stats");
+    assertThat(stats.get("ready").asInt()).isEqualTo(1);
+    assertThat(stats.get("leased").asInt()).isZero();
+  }
+
+  private void awaitWaiting(String queue, int parked) throws InterruptedException {
+    long until = System.nanoTime() + TimeUnit.SECONDS.toNanos(10);
+    while (server.broker.waitingConsumers(queue) != parked && System.nanoTime() < until) {
+      Thread.sleep(5);
+    }
+    assertThat(server.broker.waitingConsumers(queue)).isEqualTo(parked);
   }
 
   private void restartWithLongWaits(String subdir) throws Exception {

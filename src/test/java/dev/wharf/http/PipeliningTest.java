@@ -5,26 +5,14 @@ import static org.assertj.core.api.Assertions.assertThat;
 import com.fasterxml.jackson.databind.JsonNode;
 import dev.wharf.testing.RawHttp;
 import java.net.Socket;
-import java.nio.file.Path;
-import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.BeforeEach;
 import org.junit.jupiter.api.Test;
-import org.junit.jupiter.api.io.TempDir;
 
 /** A client that sends many requests before reading any answer. */
-class PipeliningTest {
-  @TempDir Path dir;
-  TestServer server;
-
+class PipeliningTest extends OneServerTest {
   @BeforeEach
-  void start() {
-    server = new TestServer(dir);
-    server.api.put("/v1/queues/p", "{}");
-  }
-
-  @AfterEach
-  void stop() {
-    server.close();
+  void queue() {
+    api.put("/v1/queues/p", "{}");
   }
 
   @Test

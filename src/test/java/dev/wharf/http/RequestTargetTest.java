@@ -5,25 +5,14 @@ import static org.assertj.core.api.Assertions.assertThat;
 import dev.wharf.testing.RawHttp;
 import java.net.Socket;
 import java.nio.file.Path;
-import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.BeforeEach;
 import org.junit.jupiter.api.Test;
-import org.junit.jupiter.api.io.TempDir;
 
 /** The request target's forms and the Host header (RFC 9112 3.2). */
-class RequestTargetTest {
-  @TempDir Path dir;
-  TestServer server;
-
+class RequestTargetTest extends OneServerTest {
   @BeforeEach
-  void start() {
-    server = new TestServer(dir);
-    server.api.put("/v1/queues/t", "{}");
-  }
-
-  @AfterEach
-  void stop() {
-    server.close();
+  void queue() {
+    api.put("/v1/queues/t", "{}");
   }
 
   @Test

@@ -4,30 +4,18 @@ import static org.assertj.core.api.Assertions.assertThat;
 
 import dev.wharf.testing.RawHttp;
 import java.net.Socket;
-import java.nio.file.Path;
-import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.BeforeEach;
 import org.junit.jupiter.api.Test;
-import org.junit.jupiter.api.io.TempDir;
 
 /** Request bodies framed by Transfer-Encoding: only chunked is understood. */
-class TransferCodingTest {
+class TransferCodingTest extends OneServerTest {
   private static final String BODY = "{\"body\": 1}";
   private static final String CHUNKED =
       Integer.toHexString(BODY.length()) + "\r\n" + BODY + "\r\n0\r\n\r\n";
 
-  @TempDir Path dir;
-  TestServer server;
-
   @BeforeEach
-  void start() {
-    server = new TestServer(dir);
-    server.api.put("/v1/queues/c", "{}");
-  }
-
-  @AfterEach
-  void stop() {
-    server.close();
+  void queue() {
+    api.put("/v1/queues/c", "{}");
   }
 
   @Test

@@ -193,14 +193,8 @@ final class Connection extends ChannelInboundHandlerAdapter {
   private void inputEnded() {
     inputEnded = true;
     if (head != null || partial) {
-      budget.give(reading);
-      reading = 0;
-      head = null;
-      body = null;
-      chunked = null;
-      skipping = true;
+      dropRequestBeingRead();
       partial = false;
-      owedContinue = null;
     }
     if (current != null && current.waitsOnClient()) {
       ctx.close();
@@ -609,7 +603,8 @@ final class Connection extends ChannelInboundHandlerAdapter {
     reject(status, code, detail, null);
   }
 
-  private void reject(int status, String code, String detail, String retryAfter) {
+  /** Forgets the request being read, its head and its body so far, and gives back their bytes. */
+  private void dropRequestBeingRead() {
     head = null;
     body = null;
     chunked = null;
@@ -617,6 +612,10 @@ final class Connection extends ChannelInboundHandlerAdapter {
     budget.give(reading);
     reading = 0;
     owedContinue = null;
+  }
+
+  private void reject(int status, String code, String detail, String retryAfter) {
+    dropRequestBeingRead();
     if (refused) {
       return;
     }

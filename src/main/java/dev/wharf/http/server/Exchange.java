@@ -152,8 +152,14 @@ final class Exchange {
       // The encoder would drop every event and the stream would never end: see Router#addGetOnly.
       throw new IllegalStateException("a HEAD request cannot be answered with an event stream");
     }
+    Thread streamer = Thread.currentThread();
     synchronized (lock) {
       streaming = true;
+      if (onDisconnect == null) {
+        // A stream learns its client left at once, not at its next write: parked for messages
+        // meanwhile, it would take some from publishers only to give them back, their place lost.
+        onDisconnect = streamer::interrupt;
+      }
     }
     if (connection.inputHasEnded()) {
       // As for a long-poll (see onDisconnect): a stream to a client that may be gone is not begun.

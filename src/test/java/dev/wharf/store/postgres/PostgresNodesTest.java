@@ -27,6 +27,7 @@ import java.util.List;
 import java.util.Set;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.ConcurrentHashMap;
+import java.util.concurrent.ExecutorService;
 import java.util.concurrent.Executors;
 import java.util.concurrent.Future;
 import java.util.concurrent.TimeUnit;
@@ -100,6 +101,15 @@ class PostgresNodesTest {
       assertThat(System.nanoTime()).as("condition within " + limit).isLessThan(deadline);
       LockSupport.parkNanos(5_000_000);
     }
+  }
+
+  /** A 30 s receive of one message from "q" on {@code node}, once its first claim found none. */
+  private static Future<List<Delivery>> parkedReceive(ExecutorService pool, Node node) {
+    int before = node.claims().get();
+    Future<List<Delivery>> waiting =
+        pool.submit(() -> node.broker().receive("q", 1, Duration.ofSeconds(30), null));
+    eventually(Duration.ofSeconds(5), () -> node.claims().get() > before);
+    return waiting;
   }
 
   @Test
@@ -192,11 +202,8 @@ class PostgresNodesTest {
           // The listening connection drops: the node reconnects and hears again.
           b.store().dropListenConnection();
         }
-        int before = b.claims().get();
-        Future<List<Delivery>> waiting =
-            pool.submit(() -> b.broker().receive("q", 1, Duration.ofSeconds(30), null));
         // Its first claim found nothing: from here only a wake-up can bring the message.
-        eventually(Duration.ofSeconds(5), () -> b.claims().get() > before);
+        Future<List<Delivery>> waiting = parkedReceive(pool, b);
         String id = a.broker().publish("q", List.of(Publish.json("1"))).get(0).id();
         long sent = System.nanoTime();
         // Well inside the 30 s wait and the 120 s poll: only a notification can do this.
@@ -228,18 +235,12 @@ class PostgresNodesTest {
     a.broker().putQueue("q", QueueSettingsPatch.EMPTY);
     eventually(Duration.ofSeconds(5), () -> b.broker().queueNames().contains("q"));
     try (var pool = Executors.newVirtualThreadPerTaskExecutor()) {
-      int before = b.claims().get();
-      Future<List<Delivery>> waiting =
-          pool.submit(() -> b.broker().receive("q", 1, Duration.ofSeconds(30), null));
-      eventually(Duration.ofSeconds(5), () -> b.claims().get() > before);
+      Future<List<Delivery>> waiting = parkedReceive(pool, b);
       // New consumer tokens, say: B's parked consumer was let in under the old settings.
       a.broker().putQueue("q", new QueueSettingsPatch(null, null, 7, null, null, null, null));
       assertThat(waiting.get(10, TimeUnit.SECONDS)).isEmpty();
 
-      int again = b.claims().get();
-      Future<List<Delivery>> next =
-          pool.submit(() -> b.broker().receive("q", 1, Duration.ofSeconds(30), null));
-      eventually(Duration.ofSeconds(5), () -> b.claims().get() > again);
+      Future<List<Delivery>> next = parkedReceive(pool, b);
       a.broker().deleteQueue("q");
       assertThatThrownBy(() -> next.get(10, TimeUnit.SECONDS))
           .hasCauseInstanceOf(BrokerException.QueueNotFound.class);
