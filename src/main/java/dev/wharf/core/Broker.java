@@ -140,13 +140,17 @@ public final class Broker implements AutoCloseable {
 
   /** Creates a queue or changes its settings. Returns true when it was created. */
   public boolean putQueue(String queue, QueueSettingsPatch patch) {
-    QueueSettings current = queues.find(queue);
-    QueueSettings base = current != null ? current : QueueSettings.defaultsFor(queue);
-    QueueSettings next = patch.applyTo(base);
-    queues.put(queue, next, null);
+    QueueRegistry.Patched p =
+        guard(
+            () ->
+                queues.patch(
+                    queue,
+                    current ->
+                        patch.applyTo(
+                            current != null ? current : QueueSettings.defaultsFor(queue))));
     watch(queue);
-    settingsChanged(queue, current, next);
-    return current == null;
+    settingsChanged(queue, p.before(), p.after());
+    return p.before() == null;
   }
 
   /**
@@ -179,7 +183,7 @@ public final class Broker implements AutoCloseable {
 
   public boolean deleteQueue(String queue) {
     QueueSettings before = queues.find(queue);
-    boolean existed = queues.delete(queue);
+    boolean existed = guard(() -> queues.delete(queue));
     deleted(queue, before);
     return existed;
   }
@@ -215,8 +219,9 @@ public final class Broker implements AutoCloseable {
 
   public QueueStats stats(String queue) {
     QueueSettings s = queues.require(queue);
-    QueueCounts counts = store.queueCounts(queue, clock.instant());
-    long dead = s.deadLetterQueue() == null ? 0 : store.deadCount(s.deadLetterQueue(), queue);
+    QueueCounts counts = guard(() -> store.queueCounts(queue, clock.instant()));
+    long dead =
+        s.deadLetterQueue() == null ? 0 : guard(() -> store.deadCount(s.deadLetterQueue(), queue));
     return new QueueStats(
         counts,
         dead,

@@ -7,9 +7,11 @@ import java.util.ArrayList;
 import java.util.HashMap;
 import java.util.List;
 import java.util.Map;
+import java.util.Optional;
 import java.util.TreeMap;
 import java.util.concurrent.ConcurrentHashMap;
 import java.util.function.Consumer;
+import java.util.function.UnaryOperator;
 
 /**
  * Queue settings held in memory (every request reads them) and written through to the store
@@ -126,8 +128,37 @@ final class QueueRegistry {
     return new ArrayList<>(new TreeMap<>(settings).keySet());
   }
 
-  /** Validates, persists and publishes new settings, creating the DLQ queue when missing. */
-  synchronized void put(String queue, QueueSettings s, String configHash) {
+  /** A queue's settings before a change (null: it was made by it) and after. */
+  record Patched(QueueSettings before, QueueSettings after) {}
+
+  /** How often a change is read and merged again when other writers keep changing the queue. */
+  private static final int PATCH_TRIES = 10;
+
+  /**
+   * Changes a queue's settings by {@code change} applied to what the store holds now (null: no
+   * such queue), not to this node's copy, which another node may have changed a moment ago: the
+   * result is written only if the stored settings are still those it was made from, and otherwise
+   * read and made again. Creates the DLQ queue when missing.
+   */
+  synchronized Patched patch(String queue, UnaryOperator<QueueSettings> change) {
+    for (int i = 0; i < PATCH_TRIES; i++) {
+      Optional<QueueRecord> stored = store.queuesGet(queue);
+      QueueSettings before =
+          stored.map(r -> SettingsCodec.fromJson(r.name(), r.settingsJson())).orElse(null);
+      QueueSettings after = change.apply(before);
+      validate(queue, after);
+      String hash = stored.map(QueueRecord::configHash).orElse(null);
+      QueueRecord next = new QueueRecord(queue, SettingsCodec.toJson(after), hash);
+      if (store.queuesPutIf(next, stored.map(QueueRecord::settingsJson).orElse(null))) {
+        published(queue, after, hash);
+        return new Patched(before, after);
+      }
+    }
+    throw new BrokerException.Unavailable(
+        "queue \"" + queue + "\" kept changing while this change was made; try again");
+  }
+
+  private void validate(String queue, QueueSettings s) {
     List<String> problems = s.problems(queue);
     if (!problems.isEmpty()) {
       throw new BrokerException.Invalid(String.join("; ", problems));
@@ -136,8 +167,18 @@ final class QueueRegistry {
     if (loop != null) {
       throw new BrokerException.Invalid(loop);
     }
+  }
+
+  /** Validates, persists and publishes new settings, creating the DLQ queue when missing. */
+  synchronized void put(String queue, QueueSettings s, String configHash) {
+    validate(queue, s);
     String hash = configHash != null ? configHash : configHashes.get(queue);
     store.queuesPut(new QueueRecord(queue, SettingsCodec.toJson(s), hash));
+    published(queue, s, hash);
+  }
+
+  /** Settings now stored: in force on this node from here, their DLQ made when missing. */
+  private void published(String queue, QueueSettings s, String hash) {
     settings.put(queue, s);
     if (hash != null) {
       configHashes.put(queue, hash);

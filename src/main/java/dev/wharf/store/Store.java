@@ -41,6 +41,14 @@ public interface Store extends AutoCloseable {
   /** Creates or replaces a queue's settings. */
   void queuesPut(QueueRecord queue);
 
+  /**
+   * Stores {@code queue} only if its stored settings are still {@code expectedSettings} (null: only
+   * if there is no such queue), atomically against every other writer, other nodes' included.
+   * Returns whether it was stored. A change read, merged and written back by two writers at once
+   * would otherwise keep only the later one's view of the other fields.
+   */
+  boolean queuesPutIf(QueueRecord queue, String expectedSettings);
+
   /** Deletes a queue and every message in it. Returns false when there was none. */
   boolean queuesDelete(String name);
 

@@ -730,6 +730,27 @@ public abstract class StoreContract {
   }
 
   @Test
+  void aSettingsChangeMergesIntoWhatIsStoredNotIntoThisNodesCopy() {
+    queue("q", null, null);
+    // Another node rotates the queue's tokens; this broker has not heard of it yet.
+    String stored = store.queuesGet("q").orElseThrow().settingsJson();
+    String rotated = stored.replace("\"consumer_tokens\":[]", "\"consumer_tokens\":[\"new\"]");
+    assertThat(rotated).isNotEqualTo(stored);
+    assertThat(store.queuesPutIf(new QueueRecord("q", rotated, null), stored)).isTrue();
+    // A write made from the settings as they were is refused.
+    assertThat(store.queuesPutIf(new QueueRecord("q", stored, null), stored)).isFalse();
+    assertThat(store.queuesPutIf(new QueueRecord("q", stored, null), null)).isFalse();
+
+    assertThat(broker.putQueue("q", new QueueSettingsPatch(null, null, 9, null, null, null, null)))
+        .isFalse();
+    assertThat(broker.settings("q").maxAttempts()).isEqualTo(9);
+    assertThat(broker.settings("q").consumerTokens()).containsExactly("new");
+    restart();
+    assertThat(broker.settings("q").maxAttempts()).isEqualTo(9);
+    assertThat(broker.settings("q").consumerTokens()).containsExactly("new");
+  }
+
+  @Test
   void unknownQueueIsAnError() {
     assertThatThrownBy(() -> publish("nope", "1"))
         .isInstanceOf(BrokerException.QueueNotFound.class);

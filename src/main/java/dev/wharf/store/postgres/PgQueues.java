@@ -25,6 +25,31 @@ final class PgQueues {
     return ps.executeUpdate();
   }
 
+  static boolean putIf(PgTx tx, QueueRecord q, String expectedSettings) throws SQLException {
+    PreparedStatement ps;
+    if (expectedSettings == null) {
+      ps = tx.prepare(
+          "INSERT INTO queues(name, settings, config_hash) VALUES (?, ?, ?)"
+              + " ON CONFLICT (name) DO NOTHING");
+      ps.setString(1, q.name());
+      ps.setString(2, q.settingsJson());
+      ps.setString(3, q.configHash());
+    } else {
+      // The row's lock orders two such updates: the later one sees the first's settings.
+      ps = tx.prepare(
+          "UPDATE queues SET settings = ?, config_hash = ? WHERE name = ? AND settings = ?");
+      ps.setString(1, q.settingsJson());
+      ps.setString(2, q.configHash());
+      ps.setString(3, q.name());
+      ps.setString(4, expectedSettings);
+    }
+    boolean stored = ps.executeUpdate() == 1;
+    if (stored) {
+      tx.queuesChanged = true;
+    }
+    return stored;
+  }
+
   static boolean delete(PgTx tx, String name) throws SQLException {
     // The queue's row first: its lock waits for the writes that hold it (PgTx.requireQueues) to
     // commit, and the message deletion after it, a statement of its own, then sees their rows.

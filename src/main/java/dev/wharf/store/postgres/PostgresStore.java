@@ -177,6 +177,11 @@ public final class PostgresStore implements Store {
   }
 
   @Override
+  public boolean queuesPutIf(QueueRecord q, String expectedSettings) {
+    return writer.submit(tx -> PgQueues.putIf(tx, q, expectedSettings));
+  }
+
+  @Override
   public boolean queuesDelete(String name) {
     return writer.submit(tx -> PgQueues.delete(tx, name));
   }

@@ -387,6 +387,30 @@ public final class SqliteStore implements Store {
   }
 
   @Override
+  public boolean queuesPutIf(QueueRecord q, String expectedSettings) {
+    // The writer is the only one: what it reads here no other write can change before its own.
+    return writer.submit(tx -> {
+      PreparedStatement find = tx.prepare("SELECT settings FROM queues WHERE name = ?");
+      find.setString(1, q.name());
+      String stored;
+      try (ResultSet rs = find.executeQuery()) {
+        stored = rs.next() ? rs.getString(1) : null;
+      }
+      if (!java.util.Objects.equals(stored, expectedSettings)) {
+        return false;
+      }
+      tx.queueMade(q.name());
+      PreparedStatement ps =
+          tx.prepare("INSERT OR REPLACE INTO queues(name, settings, config_hash) VALUES (?, ?, ?)");
+      ps.setString(1, q.name());
+      ps.setString(2, q.settingsJson());
+      ps.setString(3, q.configHash());
+      ps.executeUpdate();
+      return true;
+    });
+  }
+
+  @Override
   public void queuesPut(QueueRecord q) {
     writer.submit(tx -> {
       tx.queueMade(q.name());
