@@ -271,8 +271,8 @@ public final class Broker implements AutoCloseable {
       if (ttl != null) {
         checkRange("ttl", ttl, Duration.ofMillis(1), Duration.ofDays(365));
       }
-      checkLength("idempotency_key", p.idempotencyKey(), 256);
-      checkLength("key", p.key(), 256);
+      TextFields.check("idempotency_key", p.idempotencyKey(), 1, 256);
+      TextFields.check("key", p.key(), 1, 256);
       Instant visibleAt = now.plus(delay);
       if (delay.isZero()) {
         visibleNow++;
@@ -767,12 +767,6 @@ public final class Broker implements AutoCloseable {
       throw new BrokerException.Invalid(
           field + " must be between " + Durations.format(min) + " and " + Durations.format(max)
               + ", got " + Durations.format(d));
-    }
-  }
-
-  private static void checkLength(String field, String value, int max) {
-    if (value != null && (value.isEmpty() || value.length() > max)) {
-      throw new BrokerException.Invalid(field + " must be 1 to " + max + " characters");
     }
   }
 

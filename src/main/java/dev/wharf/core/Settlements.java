@@ -85,10 +85,7 @@ public final class Settlements {
   }
 
   private static void checkReason(String reason) {
-    // Characters as people count them: one outside the BMP is two chars in Java.
-    if (reason != null && reason.codePointCount(0, reason.length()) > 1024) {
-      throw new BrokerException.Invalid("reason must be at most 1024 characters");
-    }
+    TextFields.check("reason", reason, 0, 1024);
   }
 
   /** Back to the queue after {@code delay}, the attempt not counted. */

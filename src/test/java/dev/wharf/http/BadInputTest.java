@@ -58,6 +58,8 @@ class BadInputTest {
           POST | /v1/queues/q/messages | {"body":                                  | 400 | invalid_body | malformed
           POST | /v1/queues/q/messages | {"body": 1} {"body": 2}                   | 400 | invalid_body |
           POST | /v1/queues/q/messages | {"body": 1, "body": 2}                    | 400 | invalid_body |
+          POST | /v1/queues/q/messages | {"body": 1, "key": "a\\u0000b"}           | 400 | invalid_body | key must not contain the NUL character
+          POST | /v1/queues/q/messages | {"body": 1, "idempotency_key": "\\u0000"} | 400 | invalid_body | idempotency_key must not contain the NUL character
           POST | /v1/queues/q/messages | {"body": 1, "bogus": 2}                   | 400 | invalid_body | "bogus"
           POST | /v1/queues/q/messages | {"messages": [{"body": 1, "x": 1}]}       | 400 | invalid_body | messages[0].x
           POST | /v1/queues/q/messages | {"messages": [{"body": 1}], "body": 1}    | 400 | invalid_body | "body"
@@ -121,6 +123,7 @@ class BadInputTest {
           POST | /v1/queues/q/ack    | {"lease_ids": "a"}                          | 400 | invalid_body | lease_ids
           POST | /v1/queues/q/ack    | {"lease_id": "a", "delay": "1s"}            | 400 | invalid_body | delay
           POST | /v1/queues/q/nack   | {"lease_id": "a", "dead": "yes"}            | 400 | invalid_body | dead
+          POST | /v1/queues/q/nack   | {"lease_id": "a", "dead": true, "reason": "x\\u0000"} | 400 | invalid_body | reason must not contain the NUL character
           POST | /v1/queues/q/nack   | {"lease_id": "a", "delay": "-3s"}           | 400 | invalid_body | delay
           POST | /v1/queues/q/nack   | {"lease_id": "a", "dead": true, "delay": "1s"} | 400 | invalid_body | delay has no meaning with dead: true
           POST | /v1/queues/q/extend | {"lease_id": "a"}                           | 400 | invalid_body | by
