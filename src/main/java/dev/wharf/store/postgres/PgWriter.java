@@ -215,6 +215,14 @@ final class PgWriter implements AutoCloseable {
     }
 
     private void runBatch(List<Pending<?>> batch, boolean mayRetrySingly) {
+      runBatch(batch, mayRetrySingly, true);
+    }
+
+    /**
+     * @param mayReconnect whether a batch whose connection turns out dead before its commit runs
+     *     again on a new one
+     */
+    private void runBatch(List<Pending<?>> batch, boolean mayRetrySingly, boolean mayReconnect) {
       try {
         ensureConnection();
       } catch (StoreException e) {
@@ -226,6 +234,8 @@ final class PgWriter implements AutoCloseable {
       Object[] results = new Object[batch.size()];
       tx.reset();
       applying = true;
+      boolean committing = false;
+      boolean again = false;
       try {
         List<Mergeable<?>> merged = new ArrayList<>();
         List<Integer> mergedAt = new ArrayList<>();
@@ -247,11 +257,18 @@ final class PgWriter implements AutoCloseable {
           }
         }
         tx.beforeCommit(notifyPrefix);
+        committing = true;
         tx.conn.commit();
       } catch (SQLException | RuntimeException e) {
         // Whatever failed, nothing of this transaction may reach a later commit.
         boolean connectionLost = rollbackOrDrop();
-        if (batch.size() == 1 || !mayRetrySingly || connectionLost) {
+        if (connectionLost && !committing && mayReconnect) {
+          // Dead before the commit was sent (an idle connection the server dropped is found so,
+          // by its first statement): nothing of the batch can have been committed, so it runs
+          // again on a new connection instead of failing its callers. After a commit was sent
+          // the outcome is unknown, and a second run could write the batch twice.
+          again = true;
+        } else if (batch.size() == 1 || !mayRetrySingly || connectionLost) {
           // A write into a deleted queue is its caller's answer, not a failure of the store.
           RuntimeException failure =
               e instanceof StoreException || e instanceof QueueGone ? (RuntimeException) e
@@ -261,12 +278,18 @@ final class PgWriter implements AutoCloseable {
           }
           return;
         }
-        for (Pending<?> p : batch) {
-          runBatch(List.of(p), false);
+        if (!again) {
+          for (Pending<?> p : batch) {
+            runBatch(List.of(p), false);
+          }
+          return;
         }
-        return;
       } finally {
         applying = false;
+      }
+      if (again) {
+        runBatch(batch, mayRetrySingly, false);
+        return;
       }
       for (int i = 0; i < batch.size(); i++) {
         complete(batch.get(i), results[i]);

@@ -112,7 +112,7 @@ public final class PostgresStore implements Store {
     if (settings.password() != null) {
       p.setProperty("password", settings.password());
     }
-    p.setProperty("ApplicationName", "wharf-" + node);
+    p.setProperty("ApplicationName", applicationName());
     try {
       Connection c = DriverManager.getConnection(settings.url(), p);
       try (Statement s = c.createStatement();
@@ -152,6 +152,11 @@ public final class PostgresStore implements Store {
   /** Whether this node runs the reapers now (for tests and metrics). */
   public boolean reaperLockHeld() {
     return reaper.holder();
+  }
+
+  /** The application name this node's own connections (not the read pool's) give PostgreSQL. */
+  String applicationName() {
+    return "wharf-" + node;
   }
 
   /** Test hook: drops the listening connection as a network failure would. */

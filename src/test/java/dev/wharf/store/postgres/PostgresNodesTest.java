@@ -248,6 +248,22 @@ class PostgresNodesTest {
   }
 
   @Test
+  void writesAfterTheServerDroppedTheConnectionsSucceedOnNewOnes() throws Exception {
+    Node a = node(NO_POLL_MS);
+    a.broker().putQueue("q", QueueSettingsPatch.EMPTY);
+    // As an outage, or an idle timeout, ends them: the writer finds out at its next statement.
+    int killed = TestDatabase.query(
+        "SELECT count(pg_terminate_backend(pid)) FROM pg_stat_activity WHERE application_name = '"
+            + a.store().applicationName() + "'");
+    assertThat(killed).isPositive();
+    for (int i = 0; i < 3; i++) {
+      // Nothing was committed on the dead connection: the batch runs again on a new one.
+      a.broker().publish("q", List.of(Publish.json(String.valueOf(i))));
+    }
+    assertThat(a.broker().receive("q", 10, Duration.ZERO, null)).hasSize(3);
+  }
+
+  @Test
   void pollingFallbackCarriesSettingsWhenNotificationsAreLost() {
     Node a = node(NO_POLL_MS);
     Node b = node(50);

@@ -85,6 +85,18 @@ public final class TestDatabase {
     }
   }
 
+  /** The first column of the first row of a query, as an int. */
+  static int query(String sql) {
+    try (Connection c = DriverManager.getConnection(baseUrl());
+        Statement s = c.createStatement();
+        java.sql.ResultSet rs = s.executeQuery(sql)) {
+      rs.next();
+      return rs.getInt(1);
+    } catch (SQLException e) {
+      throw new IllegalStateException(sql + ": " + e.getMessage(), e);
+    }
+  }
+
   private static void execute(String sql) {
     try (Connection c = DriverManager.getConnection(baseUrl());
         Statement s = c.createStatement()) {
