@@ -45,6 +45,7 @@ public final class Broker implements AutoCloseable {
   private final QueueRegistry queues;
   private final Waiters waiters;
   private final BrokerMetrics metrics;
+  private final QueueDepths depths;
   private final Settlements settlements;
   private final Reapers reapers;
   private final ScheduledExecutorService timers;
@@ -58,6 +59,7 @@ public final class Broker implements AutoCloseable {
     this.queues = new QueueRegistry(store, this::watch);
     this.waiters = new Waiters(options.maxWaiters());
     this.metrics = new BrokerMetrics(registry);
+    this.depths = new QueueDepths(store, clock);
     ScheduledThreadPoolExecutor t =
         new ScheduledThreadPoolExecutor(
             1, r -> Thread.ofPlatform().daemon().name("wharf-timers").unstarted(r));
@@ -190,6 +192,7 @@ public final class Broker implements AutoCloseable {
 
   private void deleted(String queue, QueueSettings before) {
     metrics.forget(queue);
+    depths.forget(queue);
     // Its long-polls answer now (queue not found) instead of holding their connections, and
     // everything a parked request keeps, until their waits run out.
     waiters.wakeAll(queue);
@@ -695,17 +698,7 @@ public final class Broker implements AutoCloseable {
   }
 
   private void watch(String queue) {
-    metrics.watchDepth(
-        queue,
-        state -> {
-          QueueCounts c = store.queueCounts(queue, clock.instant());
-          return switch (state) {
-            case "ready" -> c.ready();
-            case "delayed" -> c.delayed();
-            case "leased" -> c.leased();
-            default -> c.expired();
-          };
-        });
+    metrics.watchDepth(queue, state -> depths.depth(queue, state));
   }
 
   static <T> T guard(java.util.function.Supplier<T> storeCall) {

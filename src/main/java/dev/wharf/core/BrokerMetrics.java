@@ -9,6 +9,7 @@ import java.util.List;
 import java.util.Map;
 import java.util.concurrent.ConcurrentHashMap;
 import java.util.function.Function;
+import java.util.function.ToDoubleFunction;
 
 /** The broker's counters and gauges, per queue, registered on first use. */
 final class BrokerMetrics {
@@ -70,7 +71,7 @@ final class BrokerMetrics {
    * Registers depth gauges for a queue, and its counters at zero: a counter that first appears at
    * 1 loses that first message to a rate over it. {@code state} reads the count of one state.
    */
-  void watchDepth(String queue, Function<String, Long> depthOfState) {
+  void watchDepth(String queue, ToDoubleFunction<String> depthOfState) {
     for (Event e : Event.values()) {
       counter(queue, e);
     }
@@ -80,7 +81,7 @@ final class BrokerMetrics {
             List.of("ready", "delayed", "leased", "expired").stream()
                 .map(
                     state ->
-                        Gauge.builder("wharf_queue_depth", () -> depthOfState.apply(state))
+                        Gauge.builder("wharf_queue_depth", () -> depthOfState.applyAsDouble(state))
                             .description(
                                 "Messages in the queue by state: ready, delayed, leased (in"
                                     + " flight), expired")

@@ -1,0 +1,70 @@
+package dev.wharf.core;
+
+import dev.wharf.store.QueueCounts;
+import dev.wharf.store.Store;
+import java.time.InstantSource;
+import java.util.Map;
+import java.util.concurrent.ConcurrentHashMap;
+
+/**
+ * What the depth gauges read. A queue's four gauges (one per state) are read one after the other
+ * in a scrape: one store read serves them all. And once a read has failed (storage down), the
+ * gauges answer NaN for a while without asking: each read would otherwise wait out the store's
+ * own timeout, seconds a gauge, and a scrape of many queues would hang for minutes just when it
+ * matters.
+ */
+final class QueueDepths {
+  /** A read this recent serves the queue's other gauges: the same scrape, in practice. */
+  private static final long FRESH_NANOS = 20_000_000L;
+  /** After a failed read, how long the gauges answer NaN before the store is asked again. */
+  private static final long BACKOFF_NANOS = 5_000_000_000L;
+
+  private record Snapshot(QueueCounts counts, long readAt) {}
+
+  private final Store store;
+  private final InstantSource clock;
+  private final Map<String, Snapshot> last = new ConcurrentHashMap<>();
+  private volatile long askAgainAt = System.nanoTime();
+
+  QueueDepths(Store store, InstantSource clock) {
+    this.store = store;
+    this.clock = clock;
+  }
+
+  /** Messages of {@code queue} in {@code state} (ready, delayed, leased, expired), or NaN. */
+  double depth(String queue, String state) {
+    QueueCounts c = counts(queue);
+    if (c == null) {
+      return Double.NaN;
+    }
+    return switch (state) {
+      case "ready" -> c.ready();
+      case "delayed" -> c.delayed();
+      case "leased" -> c.leased();
+      default -> c.expired();
+    };
+  }
+
+  private QueueCounts counts(String queue) {
+    long now = System.nanoTime();
+    Snapshot s = last.get(queue);
+    if (s != null && now - s.readAt() < FRESH_NANOS) {
+      return s.counts();
+    }
+    if (now - askAgainAt < 0) {
+      return null;
+    }
+    try {
+      QueueCounts c = store.queueCounts(queue, clock.instant());
+      last.put(queue, new Snapshot(c, now));
+      return c;
+    } catch (RuntimeException e) {
+      askAgainAt = System.nanoTime() + BACKOFF_NANOS;
+      return null;
+    }
+  }
+
+  void forget(String queue) {
+    last.remove(queue);
+  }
+}

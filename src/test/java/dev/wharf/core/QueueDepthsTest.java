@@ -1,0 +1,86 @@
+package dev.wharf.core;
+
+import static org.assertj.core.api.Assertions.assertThat;
+
+import dev.wharf.store.Store;
+import dev.wharf.store.StoreException;
+import dev.wharf.store.sqlite.SqliteStore;
+import dev.wharf.testing.MutableClock;
+import io.micrometer.core.instrument.Gauge;
+import io.micrometer.core.instrument.simple.SimpleMeterRegistry;
+import java.lang.reflect.InvocationTargetException;
+import java.lang.reflect.Proxy;
+import java.nio.file.Path;
+import java.util.List;
+import java.util.concurrent.atomic.AtomicBoolean;
+import java.util.concurrent.atomic.AtomicInteger;
+import org.junit.jupiter.api.AfterEach;
+import org.junit.jupiter.api.BeforeEach;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.io.TempDir;
+
+class QueueDepthsTest {
+  @TempDir Path dir;
+  private final SimpleMeterRegistry registry = new SimpleMeterRegistry();
+  private final AtomicInteger reads = new AtomicInteger();
+  private final AtomicBoolean down = new AtomicBoolean();
+  private SqliteStore real;
+  private Broker broker;
+
+  @BeforeEach
+  void start() {
+    real = new SqliteStore(dir.resolve("wharf.db"));
+    real.start();
+    Store counted = (Store) Proxy.newProxyInstance(
+        Store.class.getClassLoader(), new Class<?>[] {Store.class}, (proxy, method, args) -> {
+          if (method.getName().equals("queueCounts")) {
+            reads.incrementAndGet();
+            if (down.get()) {
+              throw new StoreException("storage is down", null);
+            }
+          }
+          try {
+            return method.invoke(real, args);
+          } catch (InvocationTargetException e) {
+            throw e.getCause();
+          }
+        });
+    broker = new Broker(counted, MutableClock.atEpochDay(), BrokerOptions.defaults(), registry);
+    broker.startWithoutReapers();
+    for (String q : List.of("a", "b", "c")) {
+      broker.putQueue(q, QueueSettingsPatch.EMPTY);
+    }
+    broker.publish("a", List.of(Publish.json("1")));
+  }
+
+  @AfterEach
+  void stop() {
+    broker.close();
+    real.close();
+  }
+
+  private List<Double> scrape() {
+    return registry.find("wharf_queue_depth").gauges().stream().map(Gauge::value).toList();
+  }
+
+  @Test
+  void oneStoreReadServesAQueuesFourGauges() {
+    reads.set(0);
+    List<Double> depths = scrape();
+    // Three queues and their three DLQs, four states each.
+    assertThat(depths).hasSize(6 * 4).contains(1.0);
+    assertThat(reads.get()).isBetween(6, 12);
+  }
+
+  @Test
+  void afterAFailedReadTheGaugesAnswerNanWithoutAskingTheStore() {
+    down.set(true);
+    reads.set(0);
+    assertThat(scrape()).hasSize(6 * 4).allMatch(d -> d.isNaN());
+    assertThat(reads.get()).isEqualTo(1);
+    // Storage is back, but the back-off holds: the next scrape does not wait on it either.
+    down.set(false);
+    assertThat(scrape()).allMatch(d -> d.isNaN());
+    assertThat(reads.get()).isEqualTo(1);
+  }
+}
