@@ -21,6 +21,9 @@ public final class Reapers {
   private static final int BATCH = 1000;
   private final Broker broker;
   private long lastSlowPass;
+  /** Passes failed in a row, and when a failure was last logged (System.nanoTime). */
+  private int failedInARow;
+  private long loggedAt;
 
   Reapers(Broker broker) {
     this.broker = broker;
@@ -33,8 +36,21 @@ public final class Reapers {
   private void tick() {
     try {
       runOnce(broker.clock().instant());
+      if (failedInARow > 0) {
+        LOG.info("reaper passes work again after " + failedInARow + " failed");
+        failedInARow = 0;
+      }
     } catch (RuntimeException e) {
-      LOG.log(Level.WARNING, "reaper pass failed; will retry", e);
+      // Ten passes a second fail alike while storage is down: the first is logged in full, then
+      // one line a minute, not megabytes of the same stack trace.
+      long now = System.nanoTime();
+      if (failedInARow++ == 0) {
+        LOG.log(Level.WARNING, "reaper pass failed; will retry every 100 ms", e);
+        loggedAt = now;
+      } else if (now - loggedAt >= 60_000_000_000L) {
+        LOG.warning("reaper passes still failing (" + failedInARow + " in a row): " + e);
+        loggedAt = now;
+      }
     }
   }
 
