@@ -70,6 +70,10 @@ final class PgNotifier implements AutoCloseable {
 
   private void loop() {
     long backoff = 100;
+    // While PostgreSQL is down every retry fails alike: the first is logged in full, then a line
+    // a minute.
+    int failedInARow = 0;
+    long loggedAt = 0;
     while (running) {
       try {
         conn = connect.get();
@@ -78,10 +82,16 @@ final class PgNotifier implements AutoCloseable {
           s.execute("LISTEN " + QUEUES);
         }
         backoff = 100;
+        failedInARow = 0;
         listen(conn.unwrap(PGConnection.class));
       } catch (SQLException | RuntimeException e) {
-        if (running) {
+        long now = System.nanoTime();
+        if (running && failedInARow++ == 0) {
           LOG.log(Level.WARNING, "listening connection lost; reconnecting", e);
+          loggedAt = now;
+        } else if (running && now - loggedAt >= 60_000_000_000L) {
+          LOG.warning("listening connection still down (" + failedInARow + " tries): " + e);
+          loggedAt = now;
         }
       } finally {
         closeQuietly();
