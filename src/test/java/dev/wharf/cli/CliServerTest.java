@@ -230,12 +230,12 @@ class CliServerTest {
   void controlCharactersFromMessagesReachTheTerminalOnlyAsEscapes() throws Exception {
     publish("--text", "hi\u001b[31mRED\u0007 \u202eevil\tend");
     List<Delivery> got = app.broker().receive("billing", 1, Duration.ZERO, null);
-    app.broker().settle().dead("billing", List.of(got.get(0).leaseId()), "x\u001b[2Jy\u0000");
+    app.broker().settle().dead("billing", List.of(got.get(0).leaseId()), "x\u001b[2Jy\u0001");
 
     CliRun dlq = wharf("queues", "dlq", "billing");
     assertThat(dlq.exitCode()).as(dlq.err()).isZero();
     assertThat(dlq.out())
-        .contains("x\\u001b[2Jy\\u0000")
+        .contains("x\\u001b[2Jy\\u0001")
         .contains("hi\\u001b[31mRED\\u0007 \\u202eevil end");
     app.broker().redrive("billing", null);
     CliRun peek = wharf("queues", "peek", "billing");
