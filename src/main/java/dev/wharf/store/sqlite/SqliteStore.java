@@ -399,13 +399,7 @@ public final class SqliteStore implements Store {
       if (!java.util.Objects.equals(stored, expectedSettings)) {
         return false;
       }
-      tx.queueMade(q.name());
-      PreparedStatement ps =
-          tx.prepare("INSERT OR REPLACE INTO queues(name, settings, config_hash) VALUES (?, ?, ?)");
-      ps.setString(1, q.name());
-      ps.setString(2, q.settingsJson());
-      ps.setString(3, q.configHash());
-      ps.executeUpdate();
+      put(tx, q);
       return true;
     });
   }
@@ -413,14 +407,19 @@ public final class SqliteStore implements Store {
   @Override
   public void queuesPut(QueueRecord q) {
     writer.submit(tx -> {
-      tx.queueMade(q.name());
-      PreparedStatement ps =
-          tx.prepare("INSERT OR REPLACE INTO queues(name, settings, config_hash) VALUES (?, ?, ?)");
-      ps.setString(1, q.name());
-      ps.setString(2, q.settingsJson());
-      ps.setString(3, q.configHash());
-      return ps.executeUpdate();
+      put(tx, q);
+      return null;
     });
+  }
+
+  private static void put(GroupCommitWriter.Tx tx, QueueRecord q) throws SQLException {
+    tx.queueMade(q.name());
+    PreparedStatement ps =
+        tx.prepare("INSERT OR REPLACE INTO queues(name, settings, config_hash) VALUES (?, ?, ?)");
+    ps.setString(1, q.name());
+    ps.setString(2, q.settingsJson());
+    ps.setString(3, q.configHash());
+    ps.executeUpdate();
   }
 
   /** Ready messages a queue deletion removes per writer transaction. */
