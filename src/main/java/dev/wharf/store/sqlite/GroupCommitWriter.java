@@ -641,12 +641,37 @@ final class GroupCommitWriter implements AutoCloseable {
     }
   }
 
+  /**
+   * Undoes a failed batch and leaves the connection in a fresh transaction, whatever state the
+   * failure left it in. On some errors (SQLITE_FULL, SQLITE_IOERR, ...) SQLite ends the
+   * transaction itself: the driver's rollback then fails before it begins the next one, and the
+   * writer would go on in autocommit, each statement committed alone, a batch answered 503 half
+   * stored, and every later commit failing. Its cached statements may be left mid-step too.
+   */
   private void rollbackQuietly() {
     try {
       conn.rollback();
     } catch (SQLException e) {
-      LOG.log(Level.WARNING, "rollback failed", e);
+      LOG.log(Level.WARNING, "rollback failed; beginning a new transaction", e);
     }
+    try (Statement s = conn.createStatement()) {
+      s.execute("BEGIN");
+    } catch (SQLException e) {
+      // In a transaction already: the one the driver's rollback began.
+      LOG.log(Level.FINE, "a transaction is open", e);
+    }
+    closeStatements();
+  }
+
+  private void closeStatements() {
+    for (PreparedStatement ps : tx.statements.values()) {
+      try {
+        ps.close();
+      } catch (SQLException e) {
+        LOG.log(Level.FINE, "closing a cached statement", e);
+      }
+    }
+    tx.statements.clear();
   }
 
   /**
@@ -667,12 +692,6 @@ final class GroupCommitWriter implements AutoCloseable {
     } catch (InterruptedException e) {
       Thread.currentThread().interrupt();
     }
-    for (PreparedStatement ps : tx.statements.values()) {
-      try {
-        ps.close();
-      } catch (SQLException ignored) {
-        // closing anyway
-      }
-    }
+    closeStatements();
   }
 }

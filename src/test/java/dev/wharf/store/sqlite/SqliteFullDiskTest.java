@@ -1,0 +1,91 @@
+package dev.wharf.store.sqlite;
+
+import static org.assertj.core.api.Assertions.assertThat;
+import static org.assertj.core.api.Assertions.assertThatThrownBy;
+
+import dev.wharf.core.Broker;
+import dev.wharf.core.BrokerException;
+import dev.wharf.core.BrokerOptions;
+import dev.wharf.core.Publish;
+import dev.wharf.core.QueueSettingsPatch;
+import dev.wharf.store.ContentType;
+import dev.wharf.testing.MutableClock;
+import io.micrometer.core.instrument.simple.SimpleMeterRegistry;
+import java.nio.file.Path;
+import java.sql.ResultSet;
+import java.sql.Statement;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.Map;
+import org.junit.jupiter.api.AfterEach;
+import org.junit.jupiter.api.BeforeEach;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.io.TempDir;
+
+/**
+ * A database that cannot grow (a full disk; here SQLite's page limit, which fails the same way,
+ * with SQLITE_FULL): writes fail whole, and work again once there is room, without a restart.
+ */
+class SqliteFullDiskTest {
+  @TempDir Path dir;
+  private SqliteStore store;
+  private Broker broker;
+
+  @BeforeEach
+  void start() {
+    store = new SqliteStore(dir.resolve("wharf.db"));
+    store.start();
+    broker = new Broker(store, MutableClock.atEpochDay(), BrokerOptions.defaults(),
+        new SimpleMeterRegistry());
+    broker.startWithoutReapers();
+    broker.putQueue("q", QueueSettingsPatch.EMPTY);
+  }
+
+  @AfterEach
+  void stop() {
+    broker.close();
+    store.close();
+  }
+
+  private static List<Publish> batch(int n) {
+    List<Publish> out = new ArrayList<>();
+    for (int i = 0; i < n; i++) {
+      out.add(new Publish(ContentType.BYTES, new byte[4096], Map.of(), null, null, null, null,
+          null));
+    }
+    return out;
+  }
+
+  /** Lets the database grow by {@code pages} more pages than it has (0: no limit). */
+  private void room(long pages) {
+    store.writer().submit(tx -> {
+      try (Statement s = tx.conn.createStatement()) {
+        long now;
+        try (ResultSet rs = s.executeQuery("PRAGMA page_count")) {
+          rs.next();
+          now = rs.getLong(1);
+        }
+        s.execute("PRAGMA max_page_count = " + (pages == 0 ? 1_000_000_000L : now + pages));
+      }
+      return null;
+    });
+  }
+
+  @Test
+  void writesFailWholeWhileFullAndWorkAgainWhenThereIsRoom() {
+    broker.publish("q", batch(10));
+    room(4);
+    for (int i = 0; i < 3; i++) {
+      // Each fails as a whole: none of its 100 messages is stored.
+      assertThatThrownBy(() -> broker.publish("q", batch(100)))
+          .isInstanceOf(BrokerException.Unavailable.class);
+    }
+    assertThat(broker.browse("q", null, null, 0, 1000)).hasSize(10);
+
+    room(0);
+    broker.publish("q", batch(100));
+    broker.publish("q", List.of(Publish.json("1")));
+    assertThat(broker.browse("q", null, null, 0, 1000)).hasSize(111);
+    assertThat(broker.stats("q").counts().ready()).isEqualTo(111);
+  }
+}
