@@ -61,6 +61,8 @@ public final class SqliteStore implements Store {
   private MemoryLeases memoryLeases;
   private GroupCommitWriter writer;
   private FileChannel wal;
+  /** This process's claim on the file (see {@link OwnerLock}). */
+  private OwnerLock owner;
   private Checkpointer checkpointer;
   private Connection writeConn;
   private ReadPool reads;
@@ -119,6 +121,7 @@ public final class SqliteStore implements Store {
   @Override
   public void start() {
     String url = "jdbc:sqlite:" + file.toAbsolutePath();
+    owner = OwnerLock.acquire(file);
     try {
       writeConn = SqliteConnections.open(url);
       int pageSizeInUse;
@@ -213,6 +216,11 @@ public final class SqliteStore implements Store {
       } catch (SQLException ignored) {
         // closing anyway
       }
+    }
+    if (owner != null) {
+      // Last: the file is free for another process only once nothing here touches it.
+      owner.close();
+      owner = null;
     }
   }
 

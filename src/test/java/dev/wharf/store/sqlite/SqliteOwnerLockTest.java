@@ -1,0 +1,36 @@
+package dev.wharf.store.sqlite;
+
+import static org.assertj.core.api.Assertions.assertThat;
+import static org.assertj.core.api.Assertions.assertThatThrownBy;
+
+import dev.wharf.store.QueueRecord;
+import dev.wharf.store.StoreException;
+import java.nio.file.Path;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.io.TempDir;
+
+class SqliteOwnerLockTest {
+  @TempDir Path dir;
+
+  @Test
+  void aSecondStoreOnTheSameFileIsRefusedUntilTheFirstCloses() {
+    Path db = dir.resolve("wharf.db");
+    SqliteStore first = new SqliteStore(db);
+    first.start();
+    try {
+      first.queuesPut(new QueueRecord("q", "{}", null));
+      assertThatThrownBy(() -> new SqliteStore(db).start())
+          .isInstanceOf(StoreException.class)
+          .hasMessageContaining("another Wharf process is using " + db);
+    } finally {
+      first.close();
+    }
+    SqliteStore second = new SqliteStore(db);
+    second.start();
+    try {
+      assertThat(second.queuesGet("q")).isPresent();
+    } finally {
+      second.close();
+    }
+  }
+}
