@@ -45,7 +45,10 @@ final class QueuesCommand implements Runnable {
     return "/v1/queues/" + segment(queue);
   }
 
-  @Command(name = "list", description = "List queues with their message counts.")
+  @Command(
+      name = "list",
+      mixinStandardHelpOptions = true,
+      description = "List queues with their message counts.")
   void list(@Mixin ClientOptions o) {
     WharfClient.Answer got = o.client(main.env).get("/v1/queues", Shape.QUEUES);
     if (o.json) {
@@ -73,7 +76,10 @@ final class QueuesCommand implements Runnable {
     }
   }
 
-  @Command(name = "inspect", description = "Show a queue's settings, stats and first messages.")
+  @Command(
+      name = "inspect",
+      mixinStandardHelpOptions = true,
+      description = "Show a queue's settings, stats and first messages.")
   void inspect(
       @Parameters(paramLabel = "QUEUE") String queue,
       @Option(names = "--limit", defaultValue = "10", description = "messages to show (default 10)")
@@ -112,7 +118,10 @@ final class QueuesCommand implements Runnable {
     printMessages(messages, "no messages");
   }
 
-  @Command(name = "peek", description = "Show the next ready message without consuming it.")
+  @Command(
+      name = "peek",
+      mixinStandardHelpOptions = true,
+      description = "Show the next ready message without consuming it.")
   void peek(@Parameters(paramLabel = "QUEUE") String queue, @Mixin ClientOptions o) {
     WharfClient.Answer answer =
         o.client(main.env).get(path(queue) + "/messages?state=ready&limit=1", Shape.MESSAGES);
@@ -129,7 +138,10 @@ final class QueuesCommand implements Runnable {
     MessageText.printDetail(out(), first, JsonText.membersOfEach(answer.text(), "messages").get(0));
   }
 
-  @Command(name = "dlq", description = "List the dead messages that came from a queue.")
+  @Command(
+      name = "dlq",
+      mixinStandardHelpOptions = true,
+      description = "List the dead messages that came from a queue.")
   void dlq(
       @Parameters(paramLabel = "QUEUE") String queue,
       @Option(names = "--limit", defaultValue = "50", description = "messages to show (default 50)")
@@ -149,7 +161,10 @@ final class QueuesCommand implements Runnable {
         List.of("id", "died_at", "dead_reason"));
   }
 
-  @Command(name = "retry", description = "Move dead messages back to their queue (all, or --id).")
+  @Command(
+      name = "retry",
+      mixinStandardHelpOptions = true,
+      description = "Move dead messages back to their queue (all, or --id).")
   void retry(
       @Parameters(paramLabel = "QUEUE") String queue,
       @Option(names = "--id", paramLabel = "ID", description = "one message (repeatable)")
@@ -173,7 +188,10 @@ final class QueuesCommand implements Runnable {
     out().flush();
   }
 
-  @Command(name = "drain", description = "Delete every message of a queue (needs --force).")
+  @Command(
+      name = "drain",
+      mixinStandardHelpOptions = true,
+      description = "Delete every message of a queue (needs --force).")
   void drain(
       @Parameters(paramLabel = "QUEUE") String queue,
       @Option(names = "--force", description = "really delete them") boolean force,

@@ -24,6 +24,20 @@ class CliOfflineTest {
   }
 
   @Test
+  void everyQueuesCommandShowsItsOwnHelp() {
+    for (String[] c : new String[][] {
+        {"list"}, {"inspect", "--limit"}, {"peek"}, {"dlq", "--limit"}, {"retry", "--id"},
+        {"drain", "--force"}}) {
+      CliRun r = CliRun.run("queues", c[0], "--help");
+      assertThat(r.exitCode()).as(c[0]).isZero();
+      assertThat(r.out()).as(c[0]).contains("Usage: wharf queues " + c[0]).contains("--url");
+      if (c.length > 1) {
+        assertThat(r.out()).as(c[0]).contains(c[1]);
+      }
+    }
+  }
+
+  @Test
   void unreachableServerIsOneClearLineAndExit2() throws Exception {
     int port = freePort();
     Path cfg = dir.resolve("wharf.yaml");
