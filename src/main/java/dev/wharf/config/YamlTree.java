@@ -76,7 +76,13 @@ final class YamlTree {
         return NODES.textNode(written);
       }
       case VALUE_TRUE, VALUE_FALSE -> {
-        return NODES.booleanNode(t == JsonToken.VALUE_TRUE);
+        // YAML 1.1 reads yes, no, on, off (any case) as booleans: an admin token "yes" would
+        // silently become "true". Only true and false are booleans here; the rest stay as written.
+        String written = p.getText();
+        if (written.equals("true") || written.equals("false")) {
+          return NODES.booleanNode(t == JsonToken.VALUE_TRUE);
+        }
+        return NODES.textNode(written);
       }
       case VALUE_NULL -> {
         return NODES.nullNode();

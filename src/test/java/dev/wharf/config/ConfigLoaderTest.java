@@ -48,6 +48,24 @@ class ConfigLoaderTest {
   }
 
   @Test
+  void yesNoOnOffAreWordsNotBooleans() {
+    WharfConfig c =
+        parse(
+            """
+            auth: {admin_token: yes, require_tokens: true}
+            queues:
+              a: {consumer_tokens: [on, Off, NO], dead_letter_queue: no}
+              b: {dead_letter_queue: false}
+            """);
+    assertThat(c.auth().adminToken()).isEqualTo("yes");
+    assertThat(c.queues().get("a").settings().consumerTokens()).containsExactly("on", "Off", "NO");
+    assertThat(c.queues().get("a").settings().deadLetterQueue()).isEqualTo("no");
+    assertThat(c.queues().get("b").settings().deadLetterQueue()).isNull();
+    assertThat(errors("auth: {require_tokens: yes}\n"))
+        .containsExactly("auth.require_tokens: expected true or false, got \"yes\"");
+  }
+
+  @Test
   void yamlAliasesAndASecondDocumentAreRefusedByPath() {
     assertThat(
             errors(
