@@ -151,11 +151,18 @@ public final class ConfigLoader {
   private static String syntaxError(JacksonException e) {
     JsonLocation at = e.getLocation();
     String what = e.getOriginalMessage();
+    int line = at == null ? 0 : at.getLineNr();
+    int column = at == null ? 0 : at.getColumnNr();
     // The YAML parser's own message quotes the source with markers over several lines; one line
     // of what went wrong, and where the construct it was reading began, reads better in a list.
     if (e.getCause() instanceof org.yaml.snakeyaml.error.MarkedYAMLException y
         && y.getProblem() != null) {
       what = y.getProblem();
+      if (y.getProblemMark() != null) {
+        // The parser's location is the last token it read, often lines before the problem.
+        line = y.getProblemMark().getLine() + 1;
+        column = y.getProblemMark().getColumn() + 1;
+      }
       if (y.getContext() != null && y.getContextMark() != null) {
         what +=
             " ("
@@ -167,9 +174,9 @@ public final class ConfigLoader {
                 + ")";
       }
     }
-    if (at == null || at.getLineNr() < 1) {
+    if (line < 1) {
       return "not valid YAML: " + what;
     }
-    return "line " + at.getLineNr() + ", column " + at.getColumnNr() + ": not valid YAML: " + what;
+    return "line " + line + ", column " + column + ": not valid YAML: " + what;
   }
 }

@@ -468,6 +468,9 @@ class ConfigLoaderTest {
             "wharf.yaml: line 3, column 1: not valid YAML: expected ',' or ']', but got <stream"
                 + " end> (while parsing a flow sequence at line 1, column 9)");
     assertThat(errors("- a\n- b\n")).containsExactly("expected a map, got a list");
+    // The line of the problem itself, not of the last token read before it.
+    assertThat(errors("queues:\n  a:\n\n\n# comment\n\n\n\n\tmax_attempts: 1\n").get(0))
+        .startsWith("wharf.yaml: line 9, column 1: not valid YAML: found character '\\t(TAB)'");
   }
 
   @Test
