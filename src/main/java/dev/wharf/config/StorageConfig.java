@@ -85,7 +85,8 @@ public sealed interface StorageConfig {
       }
       default -> {
         n.problems().add(n.pathOf("kind"), "expected sqlite or postgres, got \"" + kind + "\"");
-        out = defaults();
+        // Which keys belong is the kind's to say: with none known, none is called unknown.
+        return defaults();
       }
     }
     n.rejectUnknown();

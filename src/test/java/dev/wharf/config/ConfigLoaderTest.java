@@ -246,7 +246,7 @@ class ConfigLoaderTest {
             "storage.url: required when kind is postgres",
             "storage.pool: must be between 1 and 1000, got 0",
             "storage.path: only used with kind: sqlite");
-    assertThat(errors("storage:\n  kind: mysql\n"))
+    assertThat(errors("storage:\n  kind: mysql\n  path: x.db\n"))
         .containsExactly("storage.kind: expected sqlite or postgres, got \"mysql\"");
     assertThat(errors("storage:\n  url: jdbc:postgresql://x/y\n"))
         .containsExactly("storage.url: only used with kind: postgres");
