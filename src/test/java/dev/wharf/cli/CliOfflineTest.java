@@ -24,6 +24,23 @@ class CliOfflineTest {
   }
 
   @Test
+  void aPublishInputTooLargeOrMissingIsOneClearLine() throws Exception {
+    Path big = dir.resolve("big.bin");
+    try (java.io.RandomAccessFile f = new java.io.RandomAccessFile(big.toFile(), "rw")) {
+      f.setLength(PublishCommand.MAX_INPUT + 1L);
+    }
+    CliRun r = CliRun.run("publish", "q", "--file", big.toString(), "--url", "http://127.0.0.1:1");
+    assertThat(r.exitCode()).isEqualTo(1);
+    assertThat(r.err()).isEqualTo(
+        "wharf: " + big + " holds more than 64 MB: too large a message to publish\n");
+    CliRun missing =
+        CliRun.run("publish", "q", "--file", dir.resolve("none").toString(), "--url",
+            "http://127.0.0.1:1");
+    assertThat(missing.err())
+        .isEqualTo("wharf: cannot read " + dir.resolve("none") + ": no such file\n");
+  }
+
+  @Test
   void everyQueuesCommandShowsItsOwnHelp() {
     for (String[] c : new String[][] {
         {"list"}, {"inspect", "--limit"}, {"peek"}, {"dlq", "--limit"}, {"retry", "--id"},
