@@ -23,6 +23,9 @@ import picocli.CommandLine.Spec;
     description = "List, inspect and manage the queues of a running server.",
     mixinStandardHelpOptions = true)
 final class QueuesCommand implements Runnable {
+  /** The widest a field of a message row (a dead reason, mostly) is shown. */
+  private static final int REASON_WIDTH = 60;
+
   @ParentCommand Main main;
   @Spec CommandSpec spec;
 
@@ -231,7 +234,8 @@ final class QueuesCommand implements Runnable {
     int i = 0;
     for (JsonNode m : messages.json().path("messages")) {
       List<String> cells = new ArrayList<>();
-      fields.forEach(f -> cells.add(text(m, f)));
+      // A dead reason may be 1,024 characters: cut like the body, so a row stays a row.
+      fields.forEach(f -> cells.add(MessageText.cut(text(m, f), REASON_WIDTH)));
       cells.add(MessageText.bodyPreview(m, raw.get(i++)));
       t.row(cells.toArray(String[]::new));
     }
