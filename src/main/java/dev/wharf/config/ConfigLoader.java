@@ -55,6 +55,10 @@ public final class ConfigLoader {
       text = Files.readString(file);
     } catch (NoSuchFileException e) {
       throw new ConfigException(List.of(file + ": no such file"));
+    } catch (java.nio.file.AccessDeniedException e) {
+      throw new ConfigException(List.of(file + ": cannot read: permission denied"));
+    } catch (java.nio.charset.CharacterCodingException e) {
+      throw new ConfigException(List.of(file + ": cannot read: not UTF-8 text"));
     } catch (IOException e) {
       throw new ConfigException(List.of(file + ": cannot read: " + e.getMessage()));
     }

@@ -482,5 +482,10 @@ class ConfigLoaderTest {
     assertThatThrownBy(() -> loader.load(missing))
         .isInstanceOf(ConfigException.class)
         .hasMessage(missing + ": no such file");
+    Path latin1 = dir.resolve("latin1.yaml");
+    Files.write(latin1, new byte[] {'#', ' ', 'c', 'a', 'f', (byte) 0xE9, '\n'});
+    assertThatThrownBy(() -> loader.load(latin1))
+        .isInstanceOf(ConfigException.class)
+        .hasMessage(latin1 + ": cannot read: not UTF-8 text");
   }
 }

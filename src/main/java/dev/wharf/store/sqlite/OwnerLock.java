@@ -30,6 +30,8 @@ final class OwnerLock implements AutoCloseable {
     FileChannel channel;
     try {
       channel = FileChannel.open(file, StandardOpenOption.CREATE, StandardOpenOption.WRITE);
+    } catch (java.nio.file.AccessDeniedException e) {
+      throw new StoreException("cannot open the lock file " + file + ": permission denied", e);
     } catch (IOException e) {
       throw new StoreException("cannot open the lock file " + file + ": " + e, e);
     }

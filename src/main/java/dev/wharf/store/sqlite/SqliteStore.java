@@ -176,7 +176,14 @@ public final class SqliteStore implements Store {
       startupCount.startCounting(counters, countGate);
     } catch (SQLException | IOException e) {
       close();
-      throw new StoreException("cannot open " + file + ": " + e.getMessage(), e);
+      // Java's file errors say only the path: name what went wrong with it.
+      String why =
+          e instanceof java.nio.file.AccessDeniedException
+              ? "permission denied: " + e.getMessage()
+              : e instanceof java.nio.file.NoSuchFileException
+                  ? "no such file: " + e.getMessage()
+                  : e.getMessage();
+      throw new StoreException("cannot open " + file + ": " + why, e);
     }
   }
 
