@@ -315,8 +315,15 @@ public final class Broker implements AutoCloseable {
   private List<PublishResult> published(
       String queue, List<PublishResult> results, int visibleNow, int handed, Instant later) {
     // A key's replacement adds no message: counted apart, published stays what the queue took in.
-    long replaced = results.stream().filter(PublishResult::replaced).count();
-    long added = results.stream().filter(r -> !r.duplicate() && !r.replaced()).count();
+    long replaced = 0;
+    long added = 0;
+    for (PublishResult r : results) {
+      if (r.replaced()) {
+        replaced++;
+      } else if (!r.duplicate()) {
+        added++;
+      }
+    }
     metrics.count(queue, Event.PUBLISHED, added);
     metrics.count(queue, Event.REPLACED, replaced);
     madeVisible(queue, Math.max(0, visibleNow - handed), later);

@@ -5,40 +5,29 @@ import static org.assertj.core.api.Assertions.assertThat;
 import dev.wharf.http.Api.Reply;
 import java.net.http.HttpResponse;
 import java.net.http.HttpResponse.BodyHandlers;
-import java.nio.file.Path;
 import java.util.Iterator;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.TimeUnit;
 import java.util.stream.Stream;
-import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.BeforeEach;
 import org.junit.jupiter.api.Test;
-import org.junit.jupiter.api.io.TempDir;
 
 /**
  * Consumers that were authorised and leased by a queue's settings when they began to wait: a
  * change of tokens or of the longest lease reaches them too, not only the requests after it.
  */
-class SettingsChangeWhileWaitingTest {
-  @TempDir Path dir;
-  TestServer server;
+class SettingsChangeWhileWaitingTest extends OneServerTest {
   Api admin;
   Api old;
   Api fresh;
 
   @BeforeEach
-  void start() {
-    server = new TestServer(dir);
-    admin = server.api;
+  void queue() {
+    admin = api;
     old = admin.withToken("old");
     fresh = admin.withToken("new");
     assertThat(admin.put("/v1/queues/w", "{\"consumer_tokens\": [\"old\"]}").status())
         .isEqualTo(201);
-  }
-
-  @AfterEach
-  void stop() {
-    server.close();
   }
 
   @Test
