@@ -16,18 +16,7 @@ final class MessageText {
    * the server sent them: a JSON body is shown from there, as stored.
    */
   static String bodyPreview(JsonNode m, Map<String, String> raw) {
-    return cut(body(m, raw, false), BODY_WIDTH);
-  }
-
-  /**
-   * At most {@code width} characters, the last an ellipsis when cut. Counted in code points, so
-   * a character outside the BMP (an emoji) is never split into half a surrogate pair.
-   */
-  static String cut(String s, int width) {
-    if (s.codePointCount(0, s.length()) <= width) {
-      return s;
-    }
-    return s.substring(0, s.offsetByCodePoints(0, width - 1)) + "…";
+    return Columns.cut(body(m, raw, false), BODY_WIDTH);
   }
 
   /** The body as text: JSON as stored or indented, text as is, bytes as a size note. */

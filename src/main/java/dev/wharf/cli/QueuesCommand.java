@@ -235,7 +235,7 @@ final class QueuesCommand implements Runnable {
     for (JsonNode m : messages.json().path("messages")) {
       List<String> cells = new ArrayList<>();
       // A dead reason may be 1,024 characters: cut like the body, so a row stays a row.
-      fields.forEach(f -> cells.add(MessageText.cut(text(m, f), REASON_WIDTH)));
+      fields.forEach(f -> cells.add(Columns.cut(text(m, f), REASON_WIDTH)));
       cells.add(MessageText.bodyPreview(m, raw.get(i++)));
       t.row(cells.toArray(String[]::new));
     }

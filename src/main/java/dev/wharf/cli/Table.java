@@ -6,7 +6,10 @@ import java.util.HashSet;
 import java.util.List;
 import java.util.Set;
 
-/** A plain aligned text table: columns padded to their widest cell, numbers on the right. */
+/**
+ * A plain aligned text table: columns padded to their widest cell as a terminal draws it, numbers
+ * on the right.
+ */
 final class Table {
   private final List<String> headers;
   private final List<List<String>> rows = new ArrayList<>();
@@ -44,10 +47,10 @@ final class Table {
     int[] width = new int[n];
     boolean[] numeric = new boolean[n];
     for (int i = 0; i < n; i++) {
-      width[i] = headers.get(i).length();
+      width[i] = Columns.of(headers.get(i));
       numeric[i] = !rows.isEmpty() && !text.contains(headers.get(i));
       for (List<String> r : rows) {
-        width[i] = Math.max(width[i], r.get(i).length());
+        width[i] = Math.max(width[i], Columns.of(r.get(i)));
         numeric[i] &= r.get(i).matches("-?\\d+|-");
       }
     }
@@ -63,7 +66,7 @@ final class Table {
     for (int i = 0; i < cells.size(); i++) {
       String c = cells.get(i);
       boolean last = i == cells.size() - 1;
-      String pad = " ".repeat(width[i] - c.length());
+      String pad = " ".repeat(width[i] - Columns.of(c));
       if (numeric[i]) {
         b.append(pad).append(c);
       } else {

@@ -39,6 +39,19 @@ class TableTest {
   }
 
   @Test
+  void wideCharactersArePaddedByTheColumnsTheyTake() {
+    StringWriter s = new StringWriter();
+    new Table("QUEUE", "READY").row("注文", 3).row("orders", 12).print(new PrintWriter(s));
+    assertThat(s.toString())
+        .isEqualTo(
+            """
+            QUEUE   READY
+            注文        3
+            orders     12
+            """);
+  }
+
+  @Test
   void headerOnlyWhenEmpty() {
     StringWriter s = new StringWriter();
     Table t = new Table("A", "B");
