@@ -155,6 +155,10 @@ public final class WharfApp implements AutoCloseable {
     return host.contains(":") ? "[" + host + "]" : host;
   }
 
+  public synchronized boolean isClosed() {
+    return closed;
+  }
+
   @Override
   public synchronized void close() {
     if (closed) {

@@ -48,26 +48,31 @@ final class ServeCommand implements Runnable {
     } catch (StartupException e) {
       throw new CliException(CliException.FAILED, e.getMessage());
     }
-    CountDownLatch stopped = new CountDownLatch(1);
-    // SIGTERM and SIGINT run shutdown hooks: close the server, then the broker, then the store.
-    Runtime.getRuntime()
-        .addShutdownHook(
-            Thread.ofPlatform()
-                .name("wharf-shutdown")
-                .unstarted(
-                    () -> {
-                      app.close();
-                      out.println("wharf stopped");
-                      out.flush();
-                      stopped.countDown();
-                    }));
+    CountDownLatch stopAsked = new CountDownLatch(1);
+    StopSignals.install(stopAsked);
+    // Other ends of the JVM (SIGHUP, or signals the JVM keeps for itself) run shutdown hooks:
+    // close the server, then the broker, then the store, there too.
+    Runtime.getRuntime().addShutdownHook(
+        Thread.ofPlatform().name("wharf-shutdown").unstarted(() -> stop(app, out)));
     out.println(app.startLine());
     out.flush();
     try {
-      stopped.await();
+      stopAsked.await();
     } catch (InterruptedException e) {
       Thread.currentThread().interrupt();
+    }
+    // The stop is ours to finish: the command then returns and the process exits 0.
+    stop(app, out);
+  }
+
+  private static void stop(WharfApp app, PrintWriter out) {
+    synchronized (app) {
+      if (app.isClosed()) {
+        return;
+      }
       app.close();
     }
+    out.println("wharf stopped");
+    out.flush();
   }
 }

@@ -1,0 +1,33 @@
+package dev.wharf.cli;
+
+import java.util.concurrent.CountDownLatch;
+import sun.misc.Signal;
+
+/**
+ * SIGTERM and SIGINT ask {@code wharf serve} to stop, and it stops as a command that finishes:
+ * exit status 0. Left to the JVM, they run the shutdown hooks and exit 143 or 130, which
+ * systemd, Docker and Kubernetes report as a failure of a server that stopped as asked.
+ */
+final class StopSignals {
+  private StopSignals() {}
+
+  /**
+   * Counts {@code stopAsked} down on the first of the two signals; a second one while the server
+   * stops ends the process at once, as an operator pressing Ctrl-C again means. When the JVM
+   * keeps the signals for itself ({@code -Xrs}) its shutdown hooks stop the server instead.
+   */
+  static void install(CountDownLatch stopAsked) {
+    try {
+      for (String name : new String[] {"TERM", "INT"}) {
+        Signal.handle(new Signal(name), signal -> {
+          if (stopAsked.getCount() == 0) {
+            Runtime.getRuntime().halt(128 + signal.getNumber());
+          }
+          stopAsked.countDown();
+        });
+      }
+    } catch (IllegalArgumentException e) {
+      // Not ours to handle: the shutdown hooks run.
+    }
+  }
+}
