@@ -20,6 +20,7 @@ import picocli.CommandLine.Spec;
 final class ServeCommand implements Runnable {
   // Held strongly: java.util.logging forgets the level of a logger nobody references.
   private static final Logger NETTY = Logger.getLogger("io.netty");
+  private static final Logger POOL = Logger.getLogger("com.zaxxer.hikari");
 
   @ParentCommand Main main;
   @Spec CommandSpec spec;
@@ -38,9 +39,11 @@ final class ServeCommand implements Runnable {
   /** Runs the server until SIGTERM/SIGINT; {@link PlainServe} calls it without picocli. */
   static void serve(Path config, Map<String, String> env, PrintWriter out) {
     WharfConfig cfg = CliConfig.load(config, env);
-    // The one start line below says what matters; the server's own start-up chatter is noise.
+    // The one start line below says what matters; the libraries' start-up chatter (the HTTP
+    // server's, the PostgreSQL pool's) is noise, but their warnings are not.
     if (!env.containsKey("WHARF_VERBOSE")) {
       NETTY.setLevel(Level.WARNING);
+      POOL.setLevel(Level.WARNING);
     }
     WharfApp app;
     try {

@@ -1,5 +1,6 @@
 package dev.wharf.config;
 
+import dev.wharf.store.postgres.PostgresSettings;
 import dev.wharf.store.sqlite.SqliteStore;
 import java.nio.file.Path;
 
@@ -32,12 +33,12 @@ public sealed interface StorageConfig {
   record Postgres(String url, String user, String password, int pool) implements StorageConfig {
     @Override
     public String describe() {
-      return "postgres " + url;
+      return "postgres " + PostgresSettings.redact(url);
     }
 
     @Override
     public String toString() {
-      return "Postgres[url=" + url + ", user=" + user + ", password=***, pool=" + pool + "]";
+      return "Postgres[url=" + PostgresSettings.redact(url) + ", user=" + user + ", password=***, pool=" + pool + "]";
     }
   }
 
@@ -75,7 +76,8 @@ public sealed interface StorageConfig {
           n.problems()
               .add(
                   n.pathOf("url"),
-                  "expected jdbc:postgresql://… or postgres://…, got \"" + url + "\"");
+                  "expected jdbc:postgresql://… or postgres://…, got \""
+                      + PostgresSettings.redact(url) + "\"");
         }
         String user = n.string("user", null);
         String password = n.string("password", null);

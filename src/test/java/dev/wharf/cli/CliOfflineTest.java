@@ -325,11 +325,15 @@ class CliOfflineTest {
         .isEqualTo("wharf: no config file at " + dir.resolve("none.yaml") + "\n");
     Path pg = dir.resolve("pg.yaml");
     // Port 1 on loopback: nothing listens, so the database cannot be reached.
-    Files.writeString(pg, "storage:\n  kind: postgres\n  url: jdbc:postgresql://127.0.0.1:1/w\n");
+    Files.writeString(pg,
+        "storage:\n  kind: postgres\n  url: postgres://w:s3cret@127.0.0.1:1/w\n");
     CliRun r = CliRun.run("serve", "-c", pg.toString());
     assertThat(r.exitCode()).isEqualTo(1);
-    assertThat(r.err()).startsWith("wharf: cannot open storage (postgres ");
+    assertThat(r.err()).startsWith("wharf: cannot open storage (postgres postgres://w:***@");
     assertThat(r.err().lines()).hasSize(1);
+    CliRun checked = CliRun.run("config", "check", "-c", pg.toString());
+    assertThat(checked.exitCode()).isZero();
+    assertThat(checked.out()).contains("postgres://w:***@").doesNotContain("s3cret");
   }
 
   @Test

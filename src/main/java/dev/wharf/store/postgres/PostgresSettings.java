@@ -4,6 +4,7 @@ import java.net.URI;
 import java.net.URISyntaxException;
 import java.net.URLDecoder;
 import java.nio.charset.StandardCharsets;
+import java.util.regex.Pattern;
 
 /**
  * Where the shared database is and how many connections one node may use.
@@ -55,13 +56,30 @@ public record PostgresSettings(String url, String user, String password, int poo
     return new PostgresSettings(url, user, password, poolSize);
   }
 
+  /**
+   * The URL with every password in it masked, for logs, start lines and error messages: the one
+   * in a libpq-style user part and any query parameter whose name holds "password".
+   */
+  public static String redact(String url) {
+    if (url == null) {
+      return null;
+    }
+    String out = USER_PASSWORD.matcher(url).replaceFirst("$1$2:***@");
+    return PASSWORD_PARAM.matcher(out).replaceAll("$1$2=***");
+  }
+
+  private static final Pattern USER_PASSWORD =
+      Pattern.compile("^([A-Za-z][A-Za-z0-9+.-]*://)([^/@?#:]*):[^/?#]*@");
+  private static final Pattern PASSWORD_PARAM =
+      Pattern.compile("([?&;])([^=&;#]*password[^=&;#]*)=([^&;#]*)", Pattern.CASE_INSENSITIVE);
+
   private static String decode(String s) {
     return URLDecoder.decode(s, StandardCharsets.UTF_8);
   }
 
   @Override
   public String toString() {
-    return "PostgresSettings[url=" + url + ", user=" + user + ", password=***, poolSize="
+    return "PostgresSettings[url=" + redact(url) + ", user=" + user + ", password=***, poolSize="
         + poolSize + "]";
   }
 }

@@ -37,6 +37,19 @@ class PostgresSettingsTest {
   }
 
   @Test
+  void passwordsInUrlsAreMaskedWhereverTheUrlIsShown() {
+    assertThat(PostgresSettings.redact("postgres://wharf:s3cret@db:5432/q?sslmode=require"))
+        .isEqualTo("postgres://wharf:***@db:5432/q?sslmode=require");
+    assertThat(PostgresSettings.redact(
+            "jdbc:postgresql://db/q?user=w&password=s3cret&sslpassword=k3y&ssl=true"))
+        .isEqualTo("jdbc:postgresql://db/q?user=w&password=***&sslpassword=***&ssl=true");
+    assertThat(PostgresSettings.redact("postgres://wharf@db/q")).isEqualTo("postgres://wharf@db/q");
+    assertThat(PostgresSettings.redact("jdbc:postgresql://db/q")).isEqualTo("jdbc:postgresql://db/q");
+    assertThat(new PostgresSettings("jdbc:postgresql://h/d?password=s3cret", null, null, 2)
+        .toString()).doesNotContain("s3cret");
+  }
+
+  @Test
   void badSettingsAreRefused() {
     assertThatThrownBy(() -> PostgresSettings.of("mysql://h/d", null, null, 4))
         .isInstanceOf(IllegalArgumentException.class).hasMessageContaining("jdbc:postgresql:");
