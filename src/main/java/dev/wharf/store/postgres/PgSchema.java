@@ -98,9 +98,57 @@ final class PgSchema {
     return MIGRATIONS.size();
   }
 
+  /**
+   * Makes the schema the connection names ({@code currentSchema} in the URL, or the first entry
+   * of {@code search_path}) when it does not exist yet: a URL pointing Wharf at its own schema of
+   * a shared database should not need a DBA's step first. Nothing to do when one exists; an
+   * error naming the fix when no schema is named at all.
+   */
+  private static void createNamedSchema(Statement s) throws SQLException {
+    String searchPath;
+    try (ResultSet rs = s.executeQuery(
+        "SELECT current_schema() IS NULL, current_setting('search_path')")) {
+      rs.next();
+      if (!rs.getBoolean(1)) {
+        return;
+      }
+      searchPath = rs.getString(2);
+    }
+    String name = firstSchemaOf(searchPath);
+    if (name == null) {
+      throw new SQLException("no schema to create Wharf's tables in: search_path is \""
+          + searchPath + "\"; name one with currentSchema=NAME in the storage URL");
+    }
+    // Two nodes starting together: one creates it, the other waits here and finds it.
+    s.execute("SELECT pg_advisory_xact_lock(hashtext(" + literal(name) + " || '.schema'))");
+    s.execute("CREATE SCHEMA IF NOT EXISTS " + identifier(name));
+  }
+
+  /** The first schema of a search_path as PostgreSQL reads it, or null for none or "$user". */
+  static String firstSchemaOf(String searchPath) {
+    String first = searchPath.split(",", -1)[0].trim();
+    if (first.isEmpty() || first.equals("\"$user\"") || first.equals("$user")) {
+      return null;
+    }
+    if (first.length() >= 2 && first.startsWith("\"") && first.endsWith("\"")) {
+      return first.substring(1, first.length() - 1).replace("\"\"", "\"");
+    }
+    // Unquoted names are folded to lower case, as PostgreSQL does.
+    return first.toLowerCase(java.util.Locale.ROOT);
+  }
+
+  private static String identifier(String name) {
+    return "\"" + name.replace("\"", "\"\"") + "\"";
+  }
+
+  private static String literal(String text) {
+    return "'" + text.replace("'", "''") + "'";
+  }
+
   static void migrate(Connection c) throws SQLException {
     c.setAutoCommit(false);
     try (Statement s = c.createStatement()) {
+      createNamedSchema(s);
       // Held until commit: a second node starting now waits here, then sees the new version.
       s.execute(
           "SELECT pg_advisory_xact_lock(hashtext(coalesce(current_schema(), '') || '.migrate'))");

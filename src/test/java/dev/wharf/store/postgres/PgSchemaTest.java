@@ -1,0 +1,44 @@
+package dev.wharf.store.postgres;
+
+import static org.assertj.core.api.Assertions.assertThat;
+
+import java.util.concurrent.ThreadLocalRandom;
+import org.junit.jupiter.api.Test;
+
+/** Where the tables go: the schema the URL names, made when it is missing. */
+class PgSchemaTest {
+  @Test
+  void theFirstSchemaOfASearchPathIsReadAsPostgresqlReadsIt() {
+    assertThat(PgSchema.firstSchemaOf("wharf")).isEqualTo("wharf");
+    assertThat(PgSchema.firstSchemaOf("Wharf, public")).isEqualTo("wharf");
+    assertThat(PgSchema.firstSchemaOf("\"My \"\"Q\"\"\", public")).isEqualTo("My \"Q\"");
+    assertThat(PgSchema.firstSchemaOf("\"$user\", public")).isNull();
+    assertThat(PgSchema.firstSchemaOf("")).isNull();
+  }
+
+  @Test
+  void aSchemaNamedInTheUrlIsMadeWhenMissing() {
+    String schema = "wharf_t_" + Long.toHexString(ThreadLocalRandom.current().nextLong() >>> 1);
+    PostgresSettings settings = TestDatabase.settingsFor(schema, 2);
+    try {
+      assertThat(TestDatabase.query(
+          "SELECT count(*) FROM pg_namespace WHERE nspname = '" + schema + "'")).isZero();
+      PostgresStore store = new PostgresStore(settings);
+      store.start();
+      try {
+        assertThat(store.healthy()).isTrue();
+        assertThat(store.queuesList()).isEmpty();
+      } finally {
+        store.close();
+      }
+      assertThat(TestDatabase.query("SELECT count(*) FROM pg_tables WHERE schemaname = '"
+          + schema + "' AND tablename = 'messages'")).isEqualTo(1);
+      // A second start finds it made.
+      PostgresStore again = new PostgresStore(settings);
+      again.start();
+      again.close();
+    } finally {
+      TestDatabase.dropSchema(schema);
+    }
+  }
+}
