@@ -19,13 +19,13 @@ final class ClientOptions {
   @Option(
       names = "--url",
       paramLabel = "URL",
-      description = "server base URL (default: from the config, or $WHARF_URL)")
+      description = "server base URL (default: $WHARF_URL, else from the config)")
   String url;
 
   @Option(
       names = "--token",
       paramLabel = "TOKEN",
-      description = "bearer token (default: auth.admin_token from the config, or $WHARF_TOKEN)")
+      description = "bearer token (default: $WHARF_TOKEN, else auth.admin_token of the config)")
   String token;
 
   @Option(names = "--json", description = "print the server's JSON instead of a table")

@@ -2,12 +2,12 @@ package dev.wharf.cli;
 
 import dev.wharf.config.ConfigException;
 import dev.wharf.config.ConfigLoader;
+import dev.wharf.config.ConfigWarnings;
 import dev.wharf.config.QueueConfig;
 import dev.wharf.config.StorageConfig;
 import dev.wharf.config.WharfConfig;
 import java.io.PrintWriter;
 import java.nio.file.Path;
-import java.util.List;
 import picocli.CommandLine.Command;
 import picocli.CommandLine.Model.CommandSpec;
 import picocli.CommandLine.Option;
@@ -85,18 +85,7 @@ final class ConfigCommand implements Runnable {
       }
       out.println("  queues:  " + cfg.queues().size() + (queues.isEmpty() ? "" : ": " + queues));
       out.println("  sources: " + cfg.sources().size());
-      if (cfg.auth().requireTokens() && cfg.auth().adminToken() == null) {
-        // Valid, and workable (queues given tokens from loopback), but easy to do by mistake.
-        List<String> closed =
-            cfg.queues().values().stream()
-                .filter(q -> q.settings().consumerTokens().isEmpty())
-                .map(QueueConfig::name)
-                .toList();
-        out.println(
-            "  warning: require_tokens without an admin token: a queue without consumer_tokens"
-                + " takes no data requests at all"
-                + (closed.isEmpty() ? "" : " (here: " + String.join(", ", closed) + ")"));
-      }
+      ConfigWarnings.of(cfg).forEach(w -> out.println("  warning: " + w));
     }
   }
 }

@@ -41,7 +41,7 @@ record PlainServe(Path config) {
   /** Serves until stopped; answers failures as picocli's handlers in {@link Main} do. */
   int run(Map<String, String> env, PrintWriter out, PrintWriter err) {
     try {
-      ServeCommand.serve(config, env, out);
+      ServeCommand.serve(config, env, out, err);
       return 0;
     } catch (CliException e) {
       return e.report(err);

@@ -2,6 +2,7 @@ package dev.wharf.cli;
 
 import dev.wharf.app.StartupException;
 import dev.wharf.app.WharfApp;
+import dev.wharf.config.ConfigWarnings;
 import dev.wharf.config.WharfConfig;
 import java.io.PrintWriter;
 import java.nio.file.Path;
@@ -33,11 +34,11 @@ final class ServeCommand implements Runnable {
 
   @Override
   public void run() {
-    serve(config, main.env, spec.commandLine().getOut());
+    serve(config, main.env, spec.commandLine().getOut(), spec.commandLine().getErr());
   }
 
   /** Runs the server until SIGTERM/SIGINT; {@link PlainServe} calls it without picocli. */
-  static void serve(Path config, Map<String, String> env, PrintWriter out) {
+  static void serve(Path config, Map<String, String> env, PrintWriter out, PrintWriter err) {
     WharfConfig cfg = CliConfig.load(config, env);
     // The one start line below says what matters; the libraries' start-up chatter (the HTTP
     // server's, the PostgreSQL pool's) is noise, but their warnings are not.
@@ -59,6 +60,8 @@ final class ServeCommand implements Runnable {
         Thread.ofPlatform().name("wharf-shutdown").unstarted(() -> stop(app, out)));
     out.println(app.startLine());
     out.flush();
+    ConfigWarnings.of(cfg).forEach(w -> err.println("wharf: warning: " + w));
+    err.flush();
     try {
       stopAsked.await();
     } catch (InterruptedException e) {

@@ -36,11 +36,12 @@ class ServeProcessTest {
   }
 
   @Test
-  void printsOnlyItsStartAndStopLines() throws Exception {
+  void printsItsStartLineWarningsAndStopLineAndExitsZero() throws Exception {
     Path config = dir.resolve("wharf.yaml");
     Files.writeString(config, """
         server: {host: 127.0.0.1, port: 0}
         storage: {kind: sqlite, path: "%s"}
+        auth: {require_tokens: true}
         """.formatted(dir.resolve("wharf.db").toString().replace("\\", "/")));
     // To a file, not a pipe: the JDK drains a pipe when the child exits, racing a reader for the
     // last lines, and the last line is what this test is about.
@@ -64,9 +65,11 @@ class ServeProcessTest {
     assertThat(child.waitFor(30, TimeUnit.SECONDS)).isTrue();
     assertThat(child.exitValue()).as("a stop asked by SIGTERM is not a failure").isZero();
     List<String> lines = Files.readAllLines(output, StandardCharsets.UTF_8);
-    assertThat(lines).hasSize(2);
+    assertThat(lines).hasSize(3);
     assertThat(lines.get(0)).matches(LISTENING.pattern() + ".*");
-    assertThat(lines.get(1)).isEqualTo("wharf stopped");
+    // What config check warns of is said at the start too.
+    assertThat(lines.get(1)).startsWith("wharf: warning: require_tokens without an admin token");
+    assertThat(lines.get(2)).isEqualTo("wharf stopped");
   }
 
   /**
