@@ -76,6 +76,26 @@ class SqliteWriteStagesTest {
         .isGreaterThanOrEqualTo(timer("wharf_sqlite_wal_fsync").totalTime(TimeUnit.NANOSECONDS));
   }
 
+  @Test
+  void aBatchThatChangedNoRowIsAnsweredWithoutAnFsync() throws Exception {
+    gate.close();
+    // A reaper's pass that finds nothing, as an idle server runs ten times a second.
+    CompletableFuture<Integer> pruning =
+        CompletableFuture.supplyAsync(() -> store.messagesDeleteExpired(NOW, 100));
+    assertThat(pruning.get(30, TimeUnit.SECONDS)).isZero();
+    assertThat(count("wharf_sqlite_wal_fsync")).isZero();
+    assertThat(gate.heldNow()).isZero();
+
+    // One that changes a row is held at the fsync as ever.
+    CompletableFuture<List<PublishResult>> publishing =
+        CompletableFuture.supplyAsync(() -> store.messagesPublish(batch("held")));
+    gate.awaitHeld(1);
+    assertThat(publishing).isNotDone();
+    gate.letOneThrough();
+    publishing.get(30, TimeUnit.SECONDS);
+    assertThat(count("wharf_sqlite_wal_fsync")).isEqualTo(1);
+  }
+
   private void awaitCount(String name, long n) throws InterruptedException {
     long deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(5);
     while (count(name) < n) {

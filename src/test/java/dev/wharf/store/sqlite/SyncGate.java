@@ -26,6 +26,11 @@ final class SyncGate implements GroupCommitWriter.WalSync {
     passes.release();
   }
 
+  /** How many fsyncs the gate holds now. */
+  int heldNow() {
+    return held.get();
+  }
+
   /** Waits until exactly {@code n} fsyncs are held at the gate. */
   void awaitHeld(int n) throws InterruptedException {
     long deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(5);
