@@ -17,6 +17,7 @@ import java.util.List;
 import java.util.concurrent.CountDownLatch;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicBoolean;
+import java.util.concurrent.atomic.AtomicInteger;
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.BeforeEach;
 import org.junit.jupiter.api.Test;
@@ -38,6 +39,7 @@ class HttpServerTest {
   private final CountDownLatch disconnected = new CountDownLatch(1);
   private final AtomicBoolean slowPending = new AtomicBoolean();
   private final AtomicBoolean fastOvertook = new AtomicBoolean();
+  private final AtomicInteger parks = new AtomicInteger();
   private HttpServer server;
 
   /** The transport under test. */
@@ -78,6 +80,7 @@ class HttpServerTest {
         (req, res) -> {
           res.later();
           req.onDisconnect(disconnected::countDown);
+          parks.incrementAndGet();
           parked.countDown();
         });
     router.add(
@@ -468,8 +471,10 @@ class HttpServerTest {
       for (int i = 0; i < MAX_CONNECTIONS; i++) {
         Socket s = connect();
         held.add(s);
-        write(s, "GET /q/held HTTP/1.1\r\nHost: t\r\n\r\n");
-        assertThat(readUntil(s, "held")).startsWith("HTTP/1.1 200");
+        // Each waits for an answer, so the idle limit (600 ms here) cannot close it while the
+        // test, however slowly it runs, is still opening the others.
+        write(s, "GET /park HTTP/1.1\r\nHost: t\r\n\r\n");
+        awaitParks(i + 1);
       }
       assertThat(server.connectionsOpen()).isEqualTo(MAX_CONNECTIONS);
       try (Socket late = connect()) {
@@ -488,6 +493,15 @@ class HttpServerTest {
       for (Socket s : held) {
         s.close();
       }
+    }
+  }
+
+  /** Waits until {@code n} requests to /park are being answered later. */
+  private void awaitParks(int n) throws InterruptedException {
+    long deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(30);
+    while (parks.get() < n) {
+      assertThat(System.nanoTime()).as("%d parked in time", n).isLessThan(deadline);
+      Thread.sleep(5);
     }
   }
 
