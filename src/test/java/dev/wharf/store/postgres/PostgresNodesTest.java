@@ -42,6 +42,11 @@ import org.junit.jupiter.api.Test;
 class PostgresNodesTest {
   /** Long enough that only NOTIFY, never the polling fallback, can wake a waiter in a test. */
   private static final long NO_POLL_MS = 120_000;
+  /**
+   * How long a node may take to hear another or to run a claim: far more than either takes, even
+   * on a loaded machine, and still well inside {@link #NO_POLL_MS}, so only a notification counts.
+   */
+  private static final Duration SETTLE = Duration.ofSeconds(30);
 
   private final MutableClock clock = MutableClock.atEpochDay();
   private final List<AutoCloseable> open = new ArrayList<>();
@@ -108,7 +113,7 @@ class PostgresNodesTest {
     int before = node.claims().get();
     Future<List<Delivery>> waiting =
         pool.submit(() -> node.broker().receive("q", 1, Duration.ofSeconds(30), null));
-    eventually(Duration.ofSeconds(5), () -> node.claims().get() > before);
+    eventually(SETTLE, () -> node.claims().get() > before);
     return waiting;
   }
 
@@ -150,7 +155,7 @@ class PostgresNodesTest {
       }
       (i % 2 == 0 ? a : b).broker().publish("q", batch);
     }
-    eventually(Duration.ofSeconds(5), () -> b.broker().queueNames().contains("q"));
+    eventually(SETTLE, () -> b.broker().queueNames().contains("q"));
     Set<String> held = ConcurrentHashMap.newKeySet();
     Set<String> done = ConcurrentHashMap.newKeySet();
     AtomicInteger overlaps = new AtomicInteger();
@@ -195,7 +200,7 @@ class PostgresNodesTest {
     Node a = node(NO_POLL_MS);
     Node b = node(NO_POLL_MS);
     a.broker().putQueue("q", QueueSettingsPatch.EMPTY);
-    eventually(Duration.ofSeconds(5), () -> b.broker().queueNames().contains("q"));
+    eventually(SETTLE, () -> b.broker().queueNames().contains("q"));
     try (var pool = Executors.newVirtualThreadPerTaskExecutor()) {
       for (int round = 0; round < 2; round++) {
         if (round == 1) {
@@ -221,11 +226,11 @@ class PostgresNodesTest {
     Node a = node(NO_POLL_MS);
     Node b = node(NO_POLL_MS);
     a.broker().putQueue("q", QueueSettingsPatch.EMPTY);
-    eventually(Duration.ofSeconds(1), () -> b.broker().queueNames().contains("q"));
+    eventually(SETTLE, () -> b.broker().queueNames().contains("q"));
     a.broker().putQueue("q", new QueueSettingsPatch(null, null, 7, null, null, null, null));
-    eventually(Duration.ofSeconds(1), () -> b.broker().settings("q").maxAttempts() == 7);
+    eventually(SETTLE, () -> b.broker().settings("q").maxAttempts() == 7);
     a.broker().deleteQueue("q");
-    eventually(Duration.ofSeconds(1), () -> !b.broker().queueNames().contains("q"));
+    eventually(SETTLE, () -> !b.broker().queueNames().contains("q"));
   }
 
   @Test
@@ -233,7 +238,7 @@ class PostgresNodesTest {
     Node a = node(NO_POLL_MS);
     Node b = node(NO_POLL_MS);
     a.broker().putQueue("q", QueueSettingsPatch.EMPTY);
-    eventually(Duration.ofSeconds(5), () -> b.broker().queueNames().contains("q"));
+    eventually(SETTLE, () -> b.broker().queueNames().contains("q"));
     try (var pool = Executors.newVirtualThreadPerTaskExecutor()) {
       Future<List<Delivery>> waiting = parkedReceive(pool, b);
       // New consumer tokens, say: B's parked consumer was let in under the old settings.
@@ -270,7 +275,7 @@ class PostgresNodesTest {
     // B misses the notification (its connection is down), but its next poll sees the new version.
     b.store().dropListenConnection();
     a.broker().putQueue("q", new QueueSettingsPatch(null, null, 4, null, null, null, null));
-    eventually(Duration.ofSeconds(3), () -> b.broker().queueNames().contains("q"));
+    eventually(SETTLE, () -> b.broker().queueNames().contains("q"));
     assertThat(b.broker().settings("q").maxAttempts()).isEqualTo(4);
   }
 
@@ -279,12 +284,12 @@ class PostgresNodesTest {
     Node a = node(NO_POLL_MS);
     Node b = node(50);
     a.broker().putQueue("q", QueueSettingsPatch.EMPTY);
-    eventually(Duration.ofSeconds(5), () -> b.broker().queueNames().contains("q"));
+    eventually(SETTLE, () -> b.broker().queueNames().contains("q"));
     try (var pool = Executors.newVirtualThreadPerTaskExecutor()) {
       int before = b.claims().get();
       Future<List<Delivery>> waiting =
           pool.submit(() -> b.broker().receive("q", 1, Duration.ofSeconds(30), null));
-      eventually(Duration.ofSeconds(5), () -> b.claims().get() > before);
+      eventually(SETTLE, () -> b.claims().get() > before);
       // A row written with no NOTIFY at all, as if the notification had been lost.
       try (Connection c = DriverManager.getConnection(settings.url());
           Statement s = c.createStatement()) {
@@ -322,7 +327,7 @@ class PostgresNodesTest {
 
     // A dies: its connections close, nothing is released or rolled forward.
     a.store().close();
-    eventually(Duration.ofSeconds(5), () -> {
+    eventually(SETTLE, () -> {
       b.broker().reapers().runOnce(clock.instant());
       return b.store().reaperLockHeld();
     });
