@@ -9,6 +9,7 @@ import java.nio.file.Path;
 import java.time.Duration;
 import java.util.Base64;
 import java.util.List;
+import java.util.concurrent.locks.LockSupport;
 import java.util.regex.Matcher;
 import java.util.regex.Pattern;
 import org.junit.jupiter.api.AfterEach;
@@ -329,7 +330,9 @@ class NativeWalkthroughTest {
     api.put("/v1/queues/m", "{}");
     api.post("/v1/queues/m/messages", "{\"body\": 1}");
     api.get("/v1/queues/nope");
-    Reply metrics = api.get("/metrics");
+    // That route answers on a thread of its own, which times the request just after handing the
+    // answer over: the client may read it, and scrape, before it is counted.
+    Reply metrics = scrapeShowing("status=\"404\"");
     assertThat(metrics.status()).isEqualTo(200);
     assertThat(metrics.text())
         .contains("wharf_http_request_seconds_bucket{")
@@ -423,6 +426,18 @@ class NativeWalkthroughTest {
         .isEqualTo(200);
     assertThat(api.put("/v1/queues/cc", "{\"dead_letter_queue\": \"ca\"}").status())
         .isEqualTo(400);
+  }
+
+  /** A scrape of /metrics that shows {@code text}, or the last one after 30 s. */
+  private Reply scrapeShowing(String text) {
+    long deadline = System.nanoTime() + Duration.ofSeconds(30).toNanos();
+    while (true) {
+      Reply metrics = api.get("/metrics");
+      if (metrics.text().contains(text) || System.nanoTime() > deadline) {
+        return metrics;
+      }
+      LockSupport.parkNanos(5_000_000);
+    }
   }
 
   private JsonNode receiveOne(String queue) {
