@@ -95,6 +95,11 @@ final class Connection extends ChannelInboundHandlerAdapter {
   // The request being read asked for 100 Continue while answers before it were still owed: an
   // interim answer may not overtake them, so it goes once they are out.
   private HttpVersion owedContinue;
+  // That 100 Continue went out late, once the answers before it had: quiet periods count from
+  // the last bytes read, the headers, so the one under way may end just after it. That end is not
+  // held against the client, which so has at least a whole period to start its body. Cleared
+  // when bytes come.
+  private boolean continuedLate;
   // What the body being read took of the budget; once it is read, its exchange holds it.
   private long reading;
   // Bytes came that do not make a whole request yet; quiet periods since the last bytes.
@@ -153,6 +158,7 @@ final class Connection extends ChannelInboundHandlerAdapter {
     public void channelRead(ChannelHandlerContext ctx, Object msg) {
       partial = true;
       quiet = 0;
+      continuedLate = false;
       ctx.fireChannelRead(msg);
     }
   }
@@ -176,7 +182,10 @@ final class Connection extends ChannelInboundHandlerAdapter {
     if (current != null) {
       return;
     }
-    if (partial || head != null) {
+    if ((partial || head != null) && continuedLate) {
+      // The client may have had this period's last moment to start its body: it gets one more.
+      continuedLate = false;
+    } else if (partial || head != null) {
       reject(408, "request_timeout", "the request did not arrive in time");
     } else if (++quiet >= idleTicks) {
       ctx.close();
@@ -539,6 +548,7 @@ final class Connection extends ChannelInboundHandlerAdapter {
     if (owedContinue != null) {
       sendContinue(owedContinue);
       owedContinue = null;
+      continuedLate = true;
     }
     if (paused) {
       paused = false;
