@@ -38,6 +38,8 @@ import java.util.logging.Logger;
  */
 public final class Broker implements AutoCloseable {
   private static final Logger LOG = Logger.getLogger(Broker.class.getName());
+  /** How long a close waits for a reaper pass under way to end. */
+  private static final long CLOSE_WAIT_SECONDS = 5;
 
   private final Store store;
   private final InstantSource clock;
@@ -123,6 +125,15 @@ public final class Broker implements AutoCloseable {
     // Nothing may stay parked: its timeout would never come once the timers stop.
     stopWaiting();
     timers.shutdownNow();
+    // A reaper pass under way (its store calls do not heed the interrupt) ends first: the caller
+    // closes the store next, and the pass would fail against it and log a storage failure.
+    try {
+      if (!timers.awaitTermination(CLOSE_WAIT_SECONDS, TimeUnit.SECONDS)) {
+        LOG.warning("a reaper pass was still running " + CLOSE_WAIT_SECONDS + " s into the stop");
+      }
+    } catch (InterruptedException e) {
+      Thread.currentThread().interrupt();
+    }
   }
 
   // ---- queues ----
