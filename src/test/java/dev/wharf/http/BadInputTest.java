@@ -4,9 +4,11 @@ import static org.assertj.core.api.Assertions.assertThat;
 
 import com.fasterxml.jackson.databind.JsonNode;
 import dev.wharf.http.Api.Reply;
+import dev.wharf.testing.RawHttp;
 import java.io.BufferedReader;
 import java.io.ByteArrayInputStream;
 import java.io.InputStreamReader;
+import java.io.OutputStream;
 import java.net.Socket;
 import java.net.http.HttpRequest.BodyPublishers;
 import java.nio.charset.StandardCharsets;
@@ -265,6 +267,27 @@ class BadInputTest {
             BodyPublishers.ofInputStream(() -> new ByteArrayInputStream(big.getBytes())),
             "application/json");
     assertError(chunked, 413, "body_too_large", "limit");
+  }
+
+  @Test
+  void anAnswerThatClosesTheConnectionReachesAClientStillSendingItsBody() throws Exception {
+    // A simple client sends the whole body before it reads: most of it comes after the answer,
+    // and none of it is read.
+    byte[] body = new byte[8 << 20];
+    String[][] cases = {{"", "413 ", "body_too_large"}, {"Expect: tea\r\n", "417 ", "expect"}};
+    for (String[] c : cases) {
+      for (int i = 0; i < 5; i++) {
+        try (Socket s = RawHttp.connect(server.http.port())) {
+          OutputStream out = s.getOutputStream();
+          out.write(
+              ("POST /v1/queues/q/messages HTTP/1.1\r\nHost: t\r\n" + c[0]
+                      + "Content-Length: " + body.length + "\r\n\r\n")
+                  .getBytes(StandardCharsets.US_ASCII));
+          out.write(body);
+          assertThat(RawHttp.readAll(s)).startsWith("HTTP/1.1 " + c[1]).contains(c[2]);
+        }
+      }
+    }
   }
 
   @Test

@@ -2,7 +2,6 @@ package dev.wharf.http.server;
 
 import io.netty.buffer.ByteBuf;
 import io.netty.buffer.Unpooled;
-import io.netty.channel.ChannelFutureListener;
 import io.netty.channel.ChannelHandlerContext;
 import io.netty.channel.ChannelInboundHandlerAdapter;
 import io.netty.channel.socket.ChannelInputShutdownEvent;
@@ -107,6 +106,8 @@ final class Connection extends ChannelInboundHandlerAdapter {
   private int quiet;
   // The client shut its side of the connection: nothing more comes. Read by handlers' threads.
   private volatile boolean inputEnded;
+  // The last answer is out and the connection is closing, within LingeringClose's bounds.
+  private boolean closing;
 
   /** A request read ahead of its turn. */
   private record Queued(Exchange ex, Request req) {}
@@ -137,7 +138,7 @@ final class Connection extends ChannelInboundHandlerAdapter {
    * was pipelined behind that request is not answered, as after any {@code Connection: close}.
    */
   void stop() {
-    if (current == null && head == null && !partial) {
+    if (current == null && head == null && !partial && !closing) {
       ctx.close();
     }
   }
@@ -179,7 +180,7 @@ final class Connection extends ChannelInboundHandlerAdapter {
       ctx.fireUserEventTriggered(evt);
       return;
     }
-    if (current != null) {
+    if (current != null || closing) {
       return;
     }
     if ((partial || head != null) && continuedLate) {
@@ -527,7 +528,7 @@ final class Connection extends ChannelInboundHandlerAdapter {
     if (!keepOpen || stopping.get()) {
       dropWaiting();
       dropOwedRefusal();
-      ctx.close();
+      closeAfterAnswer();
       return;
     }
     Queued next = waiting.poll();
@@ -538,7 +539,7 @@ final class Connection extends ChannelInboundHandlerAdapter {
     if (owedRefusal != null) {
       DefaultFullHttpResponse res = owedRefusal;
       owedRefusal = null;
-      ctx.writeAndFlush(res).addListener(ChannelFutureListener.CLOSE);
+      ctx.writeAndFlush(res).addListener(f -> closeAfterAnswer());
       return;
     }
     if (inputEnded) {
@@ -637,7 +638,17 @@ final class Connection extends ChannelInboundHandlerAdapter {
       owedRefusal = res;
       return;
     }
-    ctx.writeAndFlush(res).addListener(ChannelFutureListener.CLOSE);
+    ctx.writeAndFlush(res).addListener(f -> closeAfterAnswer());
+  }
+
+  /**
+   * On the event loop, once the last answer is written. Not a plain close: the client may still
+   * be sending what will not be read, and would lose the answer to the reset (see {@link
+   * LingeringClose}).
+   */
+  private void closeAfterAnswer() {
+    closing = true;
+    LingeringClose.start(ctx.channel());
   }
 
   private DefaultFullHttpResponse refusal(

@@ -2,7 +2,6 @@ package dev.wharf.http.server;
 
 import io.netty.buffer.Unpooled;
 import io.netty.channel.Channel;
-import io.netty.channel.ChannelFutureListener;
 import java.nio.charset.StandardCharsets;
 import java.util.concurrent.atomic.AtomicInteger;
 import java.util.concurrent.atomic.AtomicLong;
@@ -65,7 +64,8 @@ final class ConnectionCap {
       return true;
     }
     refused.incrementAndGet();
-    ch.writeAndFlush(Unpooled.wrappedBuffer(refusal)).addListener(ChannelFutureListener.CLOSE);
+    // Its request may be on the way already: the answer must not be lost to a reset.
+    ch.writeAndFlush(Unpooled.wrappedBuffer(refusal)).addListener(LingeringClose.AFTER_WRITE);
     return false;
   }
 

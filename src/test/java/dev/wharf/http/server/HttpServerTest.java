@@ -8,6 +8,7 @@ import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
 import dev.wharf.testing.RawHttp;
 import java.io.IOException;
+import java.io.OutputStream;
 import java.net.Socket;
 import java.net.SocketTimeoutException;
 import java.nio.charset.StandardCharsets;
@@ -191,6 +192,56 @@ class HttpServerTest {
           "POST /echo HTTP/1.1\r\nHost: t\r\nTransfer-Encoding: chunked\r\n\r\n"
               + Integer.toHexString(big.length()) + "\r\n" + big + "\r\n0\r\n\r\n");
       assertThat(readAll(s)).contains("too large|");
+    }
+  }
+
+  @Test
+  void aClientThatSendsItsWholeBodyBeforeReadingGetsTheAnswerToABodyOverTheLimit()
+      throws Exception {
+    // Past what the socket buffers on both sides hold, so most of it comes after the answer.
+    byte[] body = new byte[8 << 20];
+    for (int i = 0; i < 10; i++) {
+      try (Socket s = connect()) {
+        OutputStream out = s.getOutputStream();
+        out.write(ascii("POST /echo HTTP/1.1\r\nHost: t\r\nContent-Length: " + body.length
+            + "\r\n\r\n"));
+        // Were the connection closed with these bytes unread, this write would meet a reset.
+        out.write(body);
+        out.flush();
+        assertThat(readAll(s)).as("try %d", i).contains("too large|");
+      }
+    }
+  }
+
+  @Test
+  void aConnectionClosingAfterAnAnswerWaitsForTheClientOnlySoLong() throws Exception {
+    try (Socket s = connect()) {
+      write(s, "POST /echo HTTP/1.1\r\nHost: t\r\nContent-Length: 5000\r\n\r\n");
+      // The answer ends with the server's half of the connection; the client keeps its own.
+      assertThat(readAll(s)).contains("too large|");
+      long until = System.nanoTime() + TimeUnit.SECONDS.toNanos(10);
+      while (server.connectionsOpen() > 0 && System.nanoTime() < until) {
+        Thread.sleep(5);
+      }
+      assertThat(server.connectionsOpen()).isZero();
+    }
+    try (Socket s = connect()) {
+      write(s, "POST /echo HTTP/1.1\r\nHost: t\r\nContent-Length: 999999999999\r\n\r\n");
+      // A client that sends on and never reads is cut off, by time or by bytes.
+      OutputStream out = s.getOutputStream();
+      byte[] chunk = new byte[64 << 10];
+      long sent = 0;
+      long guard = 4L << 30;
+      IOException cut = null;
+      try {
+        while (sent < guard) {
+          out.write(chunk);
+          sent += chunk.length;
+        }
+      } catch (IOException e) {
+        cut = e;
+      }
+      assertThat(cut).as("sent %d bytes", sent).isNotNull();
     }
   }
 
@@ -511,6 +562,10 @@ class HttpServerTest {
             ? "too large|"
             : req.body().length + ":" + new String(req.body(), StandardCharsets.UTF_8) + "|";
     return bytes(body);
+  }
+
+  private static byte[] ascii(String s) {
+    return s.getBytes(StandardCharsets.US_ASCII);
   }
 
   private static byte[] bytes(String s) {
