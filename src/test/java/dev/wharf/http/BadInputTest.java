@@ -183,6 +183,9 @@ class BadInputTest {
           GET    | /v1/nothing/here              |  | 404 | not_found |
           DELETE | /v1/queues/q/receive          |  | 405 | method_not_allowed | POST
           PATCH  | /v1/queues/q                  | {} | 405 | method_not_allowed |
+          GET    | /v1/queues/                   |  | 404 | queue_not_found | GET /v1/queues lists
+          DELETE | /v1/queues/                   |  | 404 | queue_not_found | GET /v1/queues lists
+          PUT    | /v1/queues/                   | {} | 400 | invalid_queue_name |
           """)
   void badInputIsAClearErrorAndChangesNothing(
       String method, String path, String body, int status, String code, String detail) {
@@ -243,6 +246,30 @@ class BadInputTest {
     Reply within =
         api.post("/v1/queues/q/nack", "{\"lease_id\": \"a\", \"reason\": \"" + wide + "\"}");
     assertThat(within.status()).isNotEqualTo(400);
+  }
+
+  // Columns: method | path | the Allow header of its 405
+  @ParameterizedTest(name = "{0} {1} -> Allow: {2}")
+  @CsvSource(
+      delimiter = '|',
+      textBlock =
+          """
+          POST   | /healthz                | GET, HEAD
+          PUT    | /v1/queues              | GET, HEAD
+          POST   | /v1/queues/q            | PUT, GET, HEAD, DELETE
+          POST   | /v1/queues/             | PUT, GET, HEAD, DELETE
+          DELETE | /v1/queues/q/receive    | POST
+          PUT    | /v1/queues/q/messages   | POST, GET, HEAD
+          HEAD   | /v1/queues/q/stream     | GET
+          """)
+  void aMethodNotAllowedListsEveryMethodThePathTakesHeadWhereGetAnswersIt(
+      String method, String path, String allow) {
+    Reply r = api.send(method, path, BodyPublishers.noBody(), null);
+    assertThat(r.status()).isEqualTo(405);
+    assertThat(r.raw().headers().allValues("allow")).containsExactly(allow);
+    if (!method.equals("HEAD")) {
+      assertThat(r.detail()).isEqualTo(method + " is not allowed here; use " + allow);
+    }
   }
 
   @Test

@@ -30,7 +30,9 @@ public final class QueuesService {
     endpoints.add(Endpoints.PUT, "/v1/queues/{name}", MANAGEMENT, this::put);
     endpoints.add(Endpoints.PUT, "/v1/queues/", MANAGEMENT, this::putWithoutName);
     endpoints.add(Endpoints.GET, "/v1/queues/{name}", MANAGEMENT, this::get);
+    endpoints.add(Endpoints.GET, "/v1/queues/", MANAGEMENT, this::withoutName);
     endpoints.add(Endpoints.DELETE, "/v1/queues/{name}", MANAGEMENT, this::delete);
+    endpoints.add(Endpoints.DELETE, "/v1/queues/", MANAGEMENT, this::withoutName);
     endpoints.add(Endpoints.POST, "/v1/queues/{name}/purge", MANAGEMENT, this::purge);
   }
 
@@ -66,6 +68,18 @@ public final class QueuesService {
 
   private void putWithoutName(Request req, Response res) {
     throw invalidName();
+  }
+
+  /**
+   * A queue route with an empty name, mostly an empty variable in a script, or a trailing slash on
+   * the list: the queue is not found, as with any other name no queue may have, and the answer
+   * says where the list is. Without these routes it was a 405 that sent the caller to PUT.
+   */
+  private void withoutName(Request req, Response res) {
+    throw new ApiError(
+        404,
+        "queue_not_found",
+        "the path names no queue (its last segment is empty); GET /v1/queues lists the queues");
   }
 
   private static ApiError invalidName() {

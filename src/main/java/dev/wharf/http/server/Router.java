@@ -3,9 +3,10 @@ package dev.wharf.http.server;
 import java.util.ArrayList;
 import java.util.HashMap;
 import java.util.LinkedHashMap;
+import java.util.LinkedHashSet;
 import java.util.List;
 import java.util.Map;
-import java.util.StringJoiner;
+import java.util.Set;
 
 /**
  * Routes by method and path template ({@code /v1/queues/{name}/messages}); a {@code {param}}
@@ -36,7 +37,8 @@ public final class Router implements Handler {
       boolean headAsGet) {}
 
   private final List<Route> routes = new ArrayList<>();
-  private final Map<String, StringJoiner> methods = new LinkedHashMap<>();
+  /** For each template, the methods it answers, as an {@code Allow} header lists them. */
+  private final Map<String, Set<String>> methods = new LinkedHashMap<>();
   private final Unmatched unmatched;
 
   public Router(Unmatched unmatched) {
@@ -70,7 +72,11 @@ public final class Router implements Handler {
       }
     }
     routes.add(new Route(method, template, segments, params, handler, headAsGet));
-    methods.computeIfAbsent(template, t -> new StringJoiner(", ")).add(method);
+    Set<String> served = methods.computeIfAbsent(template, t -> new LinkedHashSet<>());
+    served.add(method);
+    if (headAsGet) {
+      served.add("HEAD");
+    }
   }
 
   @Override
@@ -82,14 +88,32 @@ public final class Router implements Handler {
   @Override
   public Handler route(Request req) {
     String[] segments = segments(req.path());
-    // HEAD is GET without the body (the transport drops it), unless a route serves HEAD itself.
-    String method = req.method();
-    boolean headAsGet = method.equals("HEAD") && !serves("HEAD");
-    if (headAsGet) {
-      method = "GET";
+    Handler found = match(req, req.method(), segments, false);
+    if (found == null && req.method().equals("HEAD")) {
+      // HEAD is GET without the body (the transport drops it), where no route serves HEAD itself.
+      found = match(req, "GET", segments, true);
+    }
+    if (found != null) {
+      return found;
     }
     for (Route r : routes) {
-      if (r.method.equals(method) && (r.headAsGet || !headAsGet)) {
+      if (bind(r, segments) != null) {
+        String allowed = String.join(", ", methods.get(r.template));
+        return Handler.nonBlocking((q, res) -> unmatched.handle(q, res, r.template, allowed));
+      }
+    }
+    return Handler.nonBlocking((q, res) -> unmatched.handle(q, res, null, null));
+  }
+
+  /**
+   * The handler of the first route for {@code method} whose path matches, its parameters bound
+   * into {@code req}; null when there is none.
+   *
+   * @param forHead only routes that also answer HEAD
+   */
+  private Handler match(Request req, String method, String[] segments, boolean forHead) {
+    for (Route r : routes) {
+      if (r.method.equals(method) && (r.headAsGet || !forHead)) {
         Map<String, String> params = bind(r, segments);
         if (params != null) {
           req.params(params);
@@ -97,22 +121,7 @@ public final class Router implements Handler {
         }
       }
     }
-    for (Route r : routes) {
-      if (bind(r, segments) != null) {
-        String allowed = methods.get(r.template).toString();
-        return Handler.nonBlocking((q, res) -> unmatched.handle(q, res, r.template, allowed));
-      }
-    }
-    return Handler.nonBlocking((q, res) -> unmatched.handle(q, res, null, null));
-  }
-
-  private boolean serves(String method) {
-    for (Route r : routes) {
-      if (r.method.equals(method)) {
-        return true;
-      }
-    }
-    return false;
+    return null;
   }
 
   private static String[] segments(String path) {
