@@ -278,15 +278,22 @@ public final class Broker implements AutoCloseable {
     List<NewMessage> rows = new ArrayList<>(messages.size());
     int visibleNow = 0;
     Instant earliestLater = null;
+    int item = 0;
     for (Publish p : messages) {
       Duration delay = p.delay() != null ? p.delay() : s.delay();
       Duration ttl = p.ttl() != null ? (p.ttl().isZero() ? null : p.ttl()) : s.ttl();
-      checkRange("delay", delay, Duration.ZERO, Duration.ofDays(30));
-      if (ttl != null) {
-        checkRange("ttl", ttl, Duration.ofMillis(1), Duration.ofDays(365));
+      try {
+        checkRange("delay", delay, Duration.ZERO, Duration.ofDays(30));
+        if (ttl != null) {
+          checkRange("ttl", ttl, Duration.ofMillis(1), Duration.ofDays(365));
+        }
+        TextFields.check("idempotency_key", p.idempotencyKey(), 1, 256);
+        TextFields.check("key", p.key(), 1, 256);
+      } catch (BrokerException.Invalid e) {
+        // In a batch, the caller needs to know which message to fix.
+        throw e.ofItem(item);
       }
-      TextFields.check("idempotency_key", p.idempotencyKey(), 1, 256);
-      TextFields.check("key", p.key(), 1, 256);
+      item++;
       Instant visibleAt = now.plus(delay);
       if (delay.isZero()) {
         visibleNow++;

@@ -12,8 +12,29 @@ public abstract sealed class BrokerException extends RuntimeException {
 
   /** A value the caller sent is out of range or malformed. */
   public static final class Invalid extends BrokerException {
+    private final int item;
+
     public Invalid(String detail) {
+      this(detail, -1);
+    }
+
+    private Invalid(String detail, int item) {
       super(detail);
+      this.item = item;
+    }
+
+    /**
+     * Which item of a command that takes many (a publish's messages) the value belongs to,
+     * counted from 0, or -1: a dialect names it as its wire form names the item, the detail
+     * naming only the field.
+     */
+    public int item() {
+      return item;
+    }
+
+    /** This failure, as that of the item at {@code index}. */
+    Invalid ofItem(int index) {
+      return new Invalid(getMessage(), index);
     }
   }
 

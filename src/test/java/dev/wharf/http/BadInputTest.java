@@ -68,6 +68,12 @@ class BadInputTest {
           POST | /v1/queues/q/messages | {"messages": []}                          | 400 | invalid_body | got 0
           POST | /v1/queues/q/messages | {"messages": {}}                          | 400 | invalid_body | messages
           POST | /v1/queues/q/messages | {"messages": [1]}                         | 400 | invalid_body | messages[0]
+          POST | /v1/queues/q/messages | {"messages": [{"body": 1}, {"body": 1, "delay": "40d"}]} | 400 | invalid_body | messages[1].delay must be between 0s and 30d, got 40d
+          POST | /v1/queues/q/messages | {"messages": [{"body": 1}, {"body": 1, "delay": true}]} | 400 | invalid_body | messages[1].delay must be
+          POST | /v1/queues/q/messages | {"messages": [{"body": 1, "ttl": "400d"}]} | 400 | invalid_body | messages[0].ttl must be between
+          POST | /v1/queues/q/messages | {"messages": [{"body": 1}, {"body": 1, "key": ""}]} | 400 | invalid_body | messages[1].key must be 1 to 256 characters
+          POST | /v1/queues/q/messages | {"messages": [{"body": 1}, {"body": 1, "idempotency_key": "\\u0000"}]} | 400 | invalid_body | messages[1].idempotency_key must not contain
+          POST | /v1/queues/q/messages | {"messages": [{"body": 1}, {"body": 1, "content_type": "xml"}]} | 400 | invalid_body | messages[1].content_type
           POST | /v1/queues/q/messages | {}                                        | 400 | invalid_body | body is required
           POST | /v1/queues/q/messages | ''                                        | 400 | invalid_body | required
           POST | /v1/queues/q/messages | [1, 2]                                    | 400 | invalid_body | object
@@ -270,6 +276,19 @@ class BadInputTest {
     if (!method.equals("HEAD")) {
       assertThat(r.detail()).isEqualTo(method + " is not allowed here; use " + allow);
     }
+  }
+
+  @Test
+  void aRangeErrorNamesTheFieldOfAMessageAloneAndOfABatchByItsIndex() {
+    Reply one = api.post("/v1/queues/q/messages", "{\"body\": 1, \"delay\": \"40d\"}");
+    assertError(one, 400, "invalid_body", null);
+    assertThat(one.detail()).isEqualTo("delay must be between 0s and 30d, got 40d");
+    Reply batch =
+        api.post(
+            "/v1/queues/q/messages",
+            "{\"messages\": [{\"body\": 1}, {\"body\": 1, \"ttl\": \"400d\"}]}");
+    assertError(batch, 400, "invalid_body", null);
+    assertThat(batch.detail()).isEqualTo("messages[1].ttl must be between 1ms and 365d, got 400d");
   }
 
   @Test

@@ -5,6 +5,7 @@ import static dev.wharf.http.Endpoints.Guard.MANAGEMENT;
 
 import com.fasterxml.jackson.core.JsonGenerator;
 import dev.wharf.core.Broker;
+import dev.wharf.core.BrokerException;
 import dev.wharf.http.ApiError;
 import dev.wharf.http.Endpoints;
 import dev.wharf.http.Fields;
@@ -50,10 +51,18 @@ public final class MessagesService {
 
   private void publish(Request req, Response res) {
     PublishParser.Parsed parsed = PublishParser.parse(bodies.required(req));
-    Endpoints.whenDone(
-        res,
-        broker.publishAsync(Routes.queue(req), parsed.messages()),
-        (r, results) -> published(r, parsed.batch(), results));
+    CompletableFuture<List<PublishResult>> pending;
+    try {
+      pending = broker.publishAsync(Routes.queue(req), parsed.messages());
+    } catch (BrokerException.Invalid e) {
+      throw parsed.batch() && e.item() >= 0 ? ofMessage(e) : e;
+    }
+    Endpoints.whenDone(res, pending, (r, results) -> published(r, parsed.batch(), results));
+  }
+
+  /** A batch's message named as the parser names it: {@code messages[1].delay must be ...}. */
+  private static ApiError ofMessage(BrokerException.Invalid e) {
+    return ApiError.invalidBody("messages[" + e.item() + "]." + e.getMessage());
   }
 
   private static void published(Response res, boolean batch, List<PublishResult> results) {
