@@ -128,6 +128,7 @@ class BadInputTest {
           POST | /v1/queues/q/ack    | {}                                          | 400 | invalid_body | lease_id
           POST | /v1/queues/q/ack    | {"lease_id": "a", "lease_ids": ["b"]}       | 400 | invalid_body | either
           POST | /v1/queues/q/ack    | {"lease_ids": []}                           | 400 | invalid_body | lease_ids
+          POST | /v1/queues/q/ack    | {"lease_ids": null}                         | 400 | invalid_body | give either lease_id or lease_ids
           POST | /v1/queues/q/ack    | {"lease_ids": "a"}                          | 400 | invalid_body | lease_ids
           POST | /v1/queues/q/ack    | {"lease_id": "a", "delay": "1s"}            | 400 | invalid_body | delay
           POST | /v1/queues/q/nack   | {"lease_id": "a", "dead": "yes"}            | 400 | invalid_body | dead
@@ -152,7 +153,8 @@ class BadInputTest {
           PUT  | /v1/queues/.         | {}                                         | 400 | invalid_queue_name | other than . and ..
           PUT  | /v1/queues/%2E%2E    | {}                                         | 400 | invalid_queue_name | other than . and ..
           POST | /v1/queues/q/dlq/redrive | {"ids": "all"}                         | 400 | invalid_body | ids
-          POST | /v1/queues/q/dlq/redrive | {"ids": []}                            | 400 | invalid_body | ids
+          POST | /v1/queues/q/dlq/redrive | {"ids": []}                            | 400 | invalid_body | leave ids out to redrive every
+          POST | /v1/queues/q/dlq/redrive | {"ids": null}                          | 400 | invalid_body | leave ids out to redrive every
           # purge and the deletes take no fields: a body they cannot read deletes nothing
           POST | /v1/queues/q/purge  | {"x": 1}                                    | 400 | invalid_body | unknown field "x"
           POST | /v1/queues/q/purge  | {"force": false}                            | 400 | invalid_body | unknown field "force"

@@ -194,6 +194,10 @@ class NativeWalkthroughTest {
     assertThat(dead.json().at("/results/0/outcome").asText()).isEqualTo("dead");
     assertThat(api.get("/v1/queues/jobs/dlq").json().at("/messages/0/dead_reason").asText())
         .isEqualTo("poison");
+    // A list written as null names no message: it is refused, not read as all of them.
+    Reply none = api.post("/v1/queues/jobs/dlq/redrive", "{\"ids\": null}");
+    assertThat(none.status()).isEqualTo(400);
+    assertThat(none.detail()).contains("leave ids out to redrive every dead message");
     Reply some =
         api.post(
             "/v1/queues/jobs/dlq/redrive",

@@ -3,6 +3,7 @@ package dev.wharf.http.nativeapi;
 import static dev.wharf.http.Endpoints.Guard.MANAGEMENT;
 
 import dev.wharf.core.Broker;
+import dev.wharf.http.ApiError;
 import dev.wharf.http.Endpoints;
 import dev.wharf.http.Fields;
 import dev.wharf.http.QueryParams;
@@ -49,6 +50,12 @@ public final class DeadLetterService {
   private void redrive(Request req, Response res) {
     Fields f = Fields.of(bodies.object(req), REDRIVE);
     List<String> ids = f.strings("ids");
+    if (f.isNull("ids") || (ids != null && ids.isEmpty())) {
+      // Read as absent, a null would redrive every dead message: a client that writes an empty
+      // list as null means none of them. All is asked for by leaving ids out.
+      throw ApiError.invalidBody(
+          "ids must hold 1 to 1000 message ids; leave ids out to redrive every dead message");
+    }
     Redriven r = broker.redrive(Routes.queue(req), ids);
     Replies.send(
         res,
