@@ -281,6 +281,20 @@ class BadInputTest {
   }
 
   @Test
+  void aPublishWithNeitherALengthNorChunkedCodingHasNoBody() throws Exception {
+    try (Socket s = RawHttp.connect(server.http.port())) {
+      RawHttp.write(
+          s,
+          "POST /v1/queues/q/messages HTTP/1.1\r\nHost: t\r\nConnection: close\r\n"
+              + "Content-Type: application/json\r\n\r\n");
+      assertThat(RawHttp.readAll(s))
+          .startsWith("HTTP/1.1 400 ")
+          .contains("\"invalid_body\"")
+          .contains("required");
+    }
+  }
+
+  @Test
   void aRangeErrorNamesTheFieldOfAMessageAloneAndOfABatchByItsIndex() {
     Reply one = api.post("/v1/queues/q/messages", "{\"body\": 1, \"delay\": \"40d\"}");
     assertError(one, 400, "invalid_body", null);

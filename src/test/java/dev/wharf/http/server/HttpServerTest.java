@@ -246,6 +246,25 @@ class HttpServerTest {
   }
 
   @Test
+  void aBodyIsFramedByItsLengthAloneAndARequestWithNoLengthHasNone() throws Exception {
+    try (Socket s = connect()) {
+      // What follows a request with neither a length nor chunked coding is the next request.
+      write(s, "POST /echo HTTP/1.1\r\nHost: t\r\n\r\nGET /q/next HTTP/1.1\r\nHost: t\r\n\r\n");
+      String both = readUntil(s, "next");
+      assertThat(both).startsWith("HTTP/1.1 200").contains("0:|");
+      assertThat(both.indexOf("0:|")).isLessThan(both.indexOf("next"));
+      // And so are the bytes past a Content-Length.
+      write(
+          s,
+          "POST /echo HTTP/1.1\r\nHost: t\r\nContent-Length: 2\r\n\r\nab"
+              + "GET /q/after HTTP/1.1\r\nHost: t\r\n\r\n");
+      String again = readUntil(s, "after");
+      assertThat(again).startsWith("HTTP/1.1 200").contains("2:ab|");
+      assertThat(again.indexOf("2:ab|")).isLessThan(again.indexOf("after"));
+    }
+  }
+
+  @Test
   void expectContinueIsAnsweredBeforeTheBodyIsSent() throws Exception {
     try (Socket s = connect()) {
       write(
