@@ -109,8 +109,7 @@ final class LatencyScenario {
     for (int i = 0; i < clients; i++) {
       pubs.add(new PacedPublisher(phase, pace, path, tally, measuredPublished));
     }
-    MuxClients.run(target.port(), target.token(), phase, pubs,
-        System.getenv("WHARF_BENCH_TICK") == null ? pace : null);
+    MuxClients.run(target.port(), target.token(), phase, pubs);
     return tally;
   }
 

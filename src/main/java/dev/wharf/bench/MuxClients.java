@@ -16,7 +16,6 @@ import java.util.ArrayList;
 import java.util.Arrays;
 import java.util.List;
 import java.util.Locale;
-import java.util.concurrent.locks.LockSupport;
 
 /**
  * Keep-alive connections driven by one thread through a selector, each with at most one request
@@ -31,8 +30,6 @@ final class MuxClients {
   private static final int MAX_ANSWER = 8 * 1024 * 1024;
   private static final long FIRST_BACKOFF_MS = 20;
   private static final long MAX_BACKOFF_MS = 320;
-  /** How long the pacer rests after waking the selector for a due slot. */
-  private static final long PACER_REST_NS = 20_000;
   /** How long an idle connection waits before asking its conversation again. */
   private static final long IDLE_RECHECK_MS = 1;
 
@@ -84,18 +81,8 @@ final class MuxClients {
 
   /** Runs every conversation on a connection of its own until the phase ends. */
   static void run(int port, String token, Phase phase, List<Conversation> conversations) {
-    run(port, token, phase, conversations, null);
-  }
-
-  /**
-   * As {@link #run(int, String, Phase, List)}, for conversations paced by {@code pace}: a thread
-   * of its own wakes the selector when each slot is due, so requests go out on their schedule
-   * rather than together once a millisecond (the selector's finest wait). Null: no such thread.
-   */
-  static void run(int port, String token, Phase phase, List<Conversation> conversations,
-      PacedPublisher.Pace pace) {
     try {
-      new MuxClients(port, token, phase).drive(conversations, pace);
+      new MuxClients(port, token, phase).drive(conversations);
     } catch (IOException e) {
       throw new UncheckedIOException("cannot open a selector", e);
     }
@@ -119,15 +106,9 @@ final class MuxClients {
     }
   }
 
-  private void drive(List<Conversation> conversations, PacedPublisher.Pace pace)
-      throws IOException {
+  private void drive(List<Conversation> conversations) throws IOException {
     List<Conn> conns = new ArrayList<>(conversations.size());
-    Thread pacer = null;
     try (Selector selector = Selector.open()) {
-      if (pace != null) {
-        pacer = Thread.ofPlatform().name("bench-pacer").daemon()
-            .start(() -> wakeOnSchedule(selector, pace));
-      }
       for (Conversation c : conversations) {
         Conn conn = new Conn(c);
         conns.add(conn);
@@ -163,28 +144,8 @@ final class MuxClients {
         selector.selectedKeys().clear();
       }
     } finally {
-      if (pacer != null) {
-        pacer.interrupt();
-      }
       for (Conn c : conns) {
         closeQuietly(c);
-      }
-    }
-  }
-
-  /**
-   * Wakes the selector whenever the next slot of {@code pace} is due. After a wake-up it rests
-   * {@link #PACER_REST_NS} before it looks again, so a slot no connection is free to take (all
-   * in flight) costs a wake-up every so often, not a spin.
-   */
-  private void wakeOnSchedule(Selector selector, PacedPublisher.Pace pace) {
-    while (phase.running() && !Thread.currentThread().isInterrupted()) {
-      long wait = pace.nextDueNs() - System.nanoTime();
-      if (wait > 0) {
-        LockSupport.parkNanos(wait);
-      } else {
-        selector.wakeup();
-        LockSupport.parkNanos(PACER_REST_NS);
       }
     }
   }

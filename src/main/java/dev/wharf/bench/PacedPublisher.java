@@ -43,11 +43,6 @@ final class PacedPublisher implements MuxClients.Conversation {
       return due;
     }
 
-    /** When the next slot not yet taken is due (System.nanoTime). */
-    synchronized long nextDueNs() {
-      return startNs + (long) (slot * intervalNs);
-    }
-
     /** Takes the next slot only if it is due at {@code nowNs}. */
     synchronized boolean takeIfDue(long nowNs) {
       if (nowNs < startNs + (long) (slot * intervalNs)) {
