@@ -391,27 +391,39 @@ public final class Broker implements AutoCloseable {
    */
   public List<Delivery> receive(String queue, int max, Duration wait, Duration visibility) {
     checkWait(wait);
-    return receiveWaiting(queue, max, wait, visibility);
+    return receiveWaiting(queue, max, wait, visibility, settingsMark(queue));
+  }
+
+  /**
+   * Where the queue's settings and tokens stand, for a receive authorised after taking it: a
+   * caller takes the mark, then checks the consumer's token, then passes the mark to {@link
+   * #receiveLater} or {@link #receiveRound}. A change after the mark (a token revoked between
+   * the check and the wait) then ends the wait with nothing, as a change during it does; taken
+   * after the check, the mark would already include that change and the wait would go on under
+   * the revoked token.
+   */
+  public long settingsMark(String queue) {
+    return waiters.of(queue).settingsGeneration();
   }
 
   /**
    * One round of a stream: like {@link #receive}, but {@code wait} is the stream's keepalive
    * interval, the server's own choice, not a client's wait that {@code server.max_wait} bounds.
    */
-  public List<Delivery> receiveRound(String queue, int max, Duration wait, Duration visibility) {
+  public List<Delivery> receiveRound(
+      String queue, int max, Duration wait, Duration visibility, long mark) {
     if (wait.isNegative()) {
       throw new IllegalArgumentException("a negative wait: " + wait);
     }
-    return receiveWaiting(queue, max, wait, visibility);
+    return receiveWaiting(queue, max, wait, visibility, mark);
   }
 
   private List<Delivery> receiveWaiting(
-      String queue, int max, Duration wait, Duration visibility) {
+      String queue, int max, Duration wait, Duration visibility, long generation) {
     Duration lease = checkReceive(queue, max, visibility);
     QueueWaiters w = waiters.of(queue);
     long started = System.nanoTime();
     long deadline = started + wait.toNanos();
-    long generation = w.settingsGeneration();
     boolean entered = false;
     try {
       while (true) {
@@ -438,6 +450,11 @@ public final class Broker implements AutoCloseable {
         }
         List<Delivery> handed = w.await(epoch, max, lease, left);
         if (handed != null && !handed.isEmpty()) {
+          if (w.settingsGeneration() != generation) {
+            // Handed over just as the settings changed: not under the old ones.
+            releaseQuietly(queue, handed);
+            return waited(wait, started, List.of());
+          }
           return waited(wait, started, handed);
         }
         if (Thread.currentThread().isInterrupted()) {
@@ -463,6 +480,12 @@ public final class Broker implements AutoCloseable {
    */
   public CompletableFuture<List<Delivery>> receiveLater(
       String queue, int max, Duration wait, Duration visibility) {
+    return receiveLater(queue, max, wait, visibility, settingsMark(queue));
+  }
+
+  /** As {@link #receiveLater(String, int, Duration, Duration)}, authorised after {@code mark}. */
+  public CompletableFuture<List<Delivery>> receiveLater(
+      String queue, int max, Duration wait, Duration visibility, long mark) {
     checkWait(wait);
     Duration lease = checkReceive(queue, max, visibility);
     QueueWaiters w = waiters.of(queue);
@@ -477,7 +500,7 @@ public final class Broker implements AutoCloseable {
     ParkedReceive parked =
         wait.isZero()
             ? null
-            : new ParkedReceive(this, w, timers, queue, max, lease, wait, started, result);
+            : new ParkedReceive(this, w, timers, queue, max, lease, wait, started, mark, result);
     if (parked != null && knownEmpty(queue) && parkedAtOnce(queue, parked, epoch)) {
       return result;
     }

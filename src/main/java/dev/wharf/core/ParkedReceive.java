@@ -45,6 +45,7 @@ final class ParkedReceive {
       Duration lease,
       Duration wait,
       long startedNanos,
+      long settingsMark,
       CompletableFuture<List<Delivery>> result) {
     this.broker = broker;
     this.waiters = waiters;
@@ -55,7 +56,7 @@ final class ParkedReceive {
     this.wait = wait;
     this.started = startedNanos;
     this.deadline = startedNanos + wait.toNanos();
-    this.settingsGeneration = waiters.settingsGeneration();
+    this.settingsGeneration = settingsMark;
     this.result = result;
     result.whenComplete(
         (r, e) -> {
@@ -72,6 +73,11 @@ final class ParkedReceive {
 
   /** Parks until a commit after {@code epoch} makes messages visible, or the wait runs out. */
   void park(long epoch) {
+    if (waiters.settingsGeneration() != settingsGeneration) {
+      // Changed since the consumer was authorised: no wake of that change will come to it.
+      finish(List.of());
+      return;
+    }
     QueueWaiters.Waiter w = QueueWaiters.callback(max, lease, this::signalled);
     current = w;
     timeout =
@@ -91,7 +97,8 @@ final class ParkedReceive {
     }
     QueueWaiters.Waiter w = current;
     List<Delivery> handed = w.taken() ? w.handed().getNow(null) : null;
-    if (handed != null && !handed.isEmpty()) {
+    if (handed != null && !handed.isEmpty()
+        && waiters.settingsGeneration() == settingsGeneration) {
       // A publisher's hand-over, its write done: the answer needs no claim, so no thread.
       finish(handed);
       return;
@@ -111,6 +118,12 @@ final class ParkedReceive {
       // Completed before the signal: the publisher's write has returned.
       List<Delivery> handed = w.handed().join();
       if (!handed.isEmpty()) {
+        if (waiters.settingsGeneration() != settingsGeneration) {
+          // Handed over just as the settings changed: not under the old ones.
+          broker.releaseQuietly(queue, handed);
+          finish(List.of());
+          return;
+        }
         finish(handed);
         return;
       }

@@ -97,12 +97,16 @@ public final class MessagesService {
     Fields f = Fields.of(bodies.object(req), RECEIVE);
     Integer max = f.integer("max");
     Duration wait = f.duration("wait");
+    // Authorised again after the mark: a token revoked from here on ends the wait.
+    long mark = broker.settingsMark(queue);
+    endpoints.authoriseData(req);
     CompletableFuture<List<Delivery>> pending =
         broker.receiveLater(
             queue,
             max == null ? 1 : max,
             wait == null ? Duration.ZERO : wait,
-            f.duration("visibility_timeout"));
+            f.duration("visibility_timeout"),
+            mark);
     // A parked long-poll holds no thread; a consumer that leaves stops its wait.
     req.onDisconnect(() -> pending.cancel(false));
     Endpoints.whenDone(res, pending, (r, got) -> deliver(r, queue, got));

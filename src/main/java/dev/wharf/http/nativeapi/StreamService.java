@@ -76,9 +76,11 @@ public final class StreamService {
           return;
         }
         // The queue's tokens may have changed since the stream opened (a change ends the wait
-        // below early, so this runs then): a revoked token receives nothing more.
+        // below early, so this runs then): a revoked token receives nothing more. Checked after
+        // the mark, so a change between the check and the wait ends that wait too.
+        long mark = broker.settingsMark(queue);
         endpoints.authoriseData(req);
-        batch = broker.receiveRound(queue, max, keepalive, visibility);
+        batch = broker.receiveRound(queue, max, keepalive, visibility, mark);
       }
     } catch (ApiError e) {
       errorQuietly(sink, e.getMessage());
