@@ -3,9 +3,7 @@ package dev.wharf.core;
 import static org.assertj.core.api.Assertions.assertThat;
 
 import dev.wharf.store.Delivery;
-import dev.wharf.store.sqlite.SqliteStore;
-import dev.wharf.testing.MutableClock;
-import io.micrometer.core.instrument.simple.SimpleMeterRegistry;
+import dev.wharf.testing.SqliteBroker;
 import java.nio.file.Path;
 import java.time.Duration;
 import java.util.List;
@@ -25,24 +23,20 @@ class ReceiveMarkTest {
       new QueueSettingsPatch(null, null, null, null, null, null, List.of("new-token"));
 
   @TempDir Path dir;
-  private SqliteStore store;
+  private SqliteBroker open;
   private Broker broker;
 
   @BeforeEach
   void start() {
-    store = new SqliteStore(dir.resolve("wharf.db"));
-    store.start();
-    broker = new Broker(store, MutableClock.atEpochDay(), BrokerOptions.defaults(),
-        new SimpleMeterRegistry());
-    broker.startWithoutReapers();
+    open = SqliteBroker.open(dir.resolve("wharf.db"));
+    broker = open.broker();
     broker.putQueue("q", new QueueSettingsPatch(null, null, null, null, null, null,
         List.of("old-token")));
   }
 
   @AfterEach
   void stop() {
-    broker.close();
-    store.close();
+    open.close();
   }
 
   @Test

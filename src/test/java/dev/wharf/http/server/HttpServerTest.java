@@ -219,11 +219,7 @@ class HttpServerTest {
       write(s, "POST /echo HTTP/1.1\r\nHost: t\r\nContent-Length: 5000\r\n\r\n");
       // The answer ends with the server's half of the connection; the client keeps its own.
       assertThat(readAll(s)).contains("too large|");
-      long until = System.nanoTime() + TimeUnit.SECONDS.toNanos(10);
-      while (server.connectionsOpen() > 0 && System.nanoTime() < until) {
-        Thread.sleep(5);
-      }
-      assertThat(server.connectionsOpen()).isZero();
+      assertThat(awaitZero(server::connectionsOpen)).isZero();
     }
     try (Socket s = connect()) {
       write(s, "POST /echo HTTP/1.1\r\nHost: t\r\nContent-Length: 999999999999\r\n\r\n");
@@ -442,11 +438,7 @@ class HttpServerTest {
       String all = readAll(s);
       assertThat(all).startsWith("HTTP/1.1 200").endsWith("first");
     }
-    long until = System.nanoTime() + TimeUnit.SECONDS.toNanos(10);
-    while (server.bodyBytesHeld() > 0 && System.nanoTime() < until) {
-      Thread.sleep(5);
-    }
-    assertThat(server.bodyBytesHeld()).isZero();
+    assertThat(awaitZero(server::bodyBytesHeld)).isZero();
     try (Socket s = connect()) {
       // Cut in its headers: refused, as any request that is not whole.
       write(s, "GET /fast HTTP/1.1\r\nHost: t\r\n");
@@ -593,5 +585,14 @@ class HttpServerTest {
 
   private Socket connect() throws IOException {
     return RawHttp.connect(server.port());
+  }
+
+  /** What {@code value} reads once it reaches zero, or after 10 s (a hang guard) what it reads. */
+  private static long awaitZero(java.util.function.LongSupplier value) throws InterruptedException {
+    long until = System.nanoTime() + TimeUnit.SECONDS.toNanos(10);
+    while (value.getAsLong() > 0 && System.nanoTime() < until) {
+      Thread.sleep(5);
+    }
+    return value.getAsLong();
   }
 }

@@ -5,12 +5,10 @@ import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
 import dev.wharf.core.Broker;
 import dev.wharf.core.BrokerException;
-import dev.wharf.core.BrokerOptions;
 import dev.wharf.core.Publish;
 import dev.wharf.core.QueueSettingsPatch;
 import dev.wharf.store.ContentType;
-import dev.wharf.testing.MutableClock;
-import io.micrometer.core.instrument.simple.SimpleMeterRegistry;
+import dev.wharf.testing.SqliteBroker;
 import java.nio.file.Path;
 import java.sql.ResultSet;
 import java.sql.Statement;
@@ -31,20 +29,19 @@ class SqliteFullDiskTest {
   private SqliteStore store;
   private Broker broker;
 
+  private SqliteBroker open;
+
   @BeforeEach
   void start() {
-    store = new SqliteStore(dir.resolve("wharf.db"));
-    store.start();
-    broker = new Broker(store, MutableClock.atEpochDay(), BrokerOptions.defaults(),
-        new SimpleMeterRegistry());
-    broker.startWithoutReapers();
+    open = SqliteBroker.open(dir.resolve("wharf.db"));
+    store = open.store();
+    broker = open.broker();
     broker.putQueue("q", QueueSettingsPatch.EMPTY);
   }
 
   @AfterEach
   void stop() {
-    broker.close();
-    store.close();
+    open.close();
   }
 
   private static List<Publish> batch(int n) {
