@@ -245,6 +245,9 @@ final class GroupCommitWriter implements AutoCloseable {
   private void syncLoop() {
     List<Runnable> ready = new ArrayList<>();
     boolean stopping = false;
+    // After a failed fsync nothing earlier is known to be on disk: the next round syncs whatever
+    // it holds, even commits that wrote nothing but read what the failed one covered.
+    boolean lastFailed = false;
     while (!stopping) {
       try {
         ready.add(committed.take());
@@ -263,14 +266,16 @@ final class GroupCommitWriter implements AutoCloseable {
         // live in memory) appended nothing to the WAL: what they read was synced in an earlier
         // round, since rounds take commits in order. An fsync here would only flush the disk's
         // cache, about 20 times a second on an idle server.
-        if (ready.stream().anyMatch(r -> r instanceof Completion c && c.wrote())) {
+        if (lastFailed || ready.stream().anyMatch(r -> r instanceof Completion c && c.wrote())) {
           walSync.sync();
           stages.synced().accept(System.nanoTime() - began);
         }
+        lastFailed = false;
       } catch (java.io.IOException | RuntimeException e) {
         // The commits happened but may not be durable: never claim they are. Fail the callers;
         // the rows stay and are seen (and reported) by whoever reads them next.
         LOG.log(Level.SEVERE, "fsync of the WAL failed", e);
+        lastFailed = true;
         StoreException failure = new StoreException("fsync failed: " + e.getMessage(), e);
         for (Runnable r : ready) {
           if (r instanceof Completion c) {

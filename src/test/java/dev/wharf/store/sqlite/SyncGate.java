@@ -2,6 +2,7 @@ package dev.wharf.store.sqlite;
 
 import static org.assertj.core.api.Assertions.assertThat;
 
+import java.io.IOException;
 import java.util.concurrent.Semaphore;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicInteger;
@@ -9,6 +10,8 @@ import java.util.concurrent.atomic.AtomicInteger;
 /** Holds every fsync of the WAL while closed, but those it is told to let through. */
 final class SyncGate implements GroupCommitWriter.WalSync {
   private volatile boolean closed;
+  private volatile boolean failNext;
+  private final AtomicInteger calls = new AtomicInteger();
   private final Semaphore passes = new Semaphore(0);
   private final AtomicInteger held = new AtomicInteger();
 
@@ -40,8 +43,23 @@ final class SyncGate implements GroupCommitWriter.WalSync {
     }
   }
 
+  /** The next fsync fails, as a disk's error would. */
+  void failNext() {
+    failNext = true;
+  }
+
+  /** Fsyncs asked for so far, held, failed or not. */
+  int calls() {
+    return calls.get();
+  }
+
   @Override
-  public void sync() {
+  public void sync() throws IOException {
+    calls.incrementAndGet();
+    if (failNext) {
+      failNext = false;
+      throw new IOException("injected fsync failure");
+    }
     if (!closed) {
       return;
     }
