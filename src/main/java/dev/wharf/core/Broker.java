@@ -286,6 +286,12 @@ public final class Broker implements AutoCloseable {
         checkRange("delay", delay, Duration.ZERO, Duration.ofDays(30));
         if (ttl != null) {
           checkRange("ttl", ttl, Duration.ofMillis(1), Duration.ofDays(365));
+          if (delay.compareTo(ttl) >= 0) {
+            // The time to live counts from the publish: it would expire unseen.
+            throw new BrokerException.Invalid("delay (" + Durations.format(delay)
+                + ") must be shorter than ttl (" + Durations.format(ttl)
+                + "): the message would expire before it became visible");
+          }
         }
         TextFields.check("idempotency_key", p.idempotencyKey(), 1, 256);
         TextFields.check("key", p.key(), 1, 256);

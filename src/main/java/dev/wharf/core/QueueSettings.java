@@ -65,7 +65,15 @@ public record QueueSettings(
       out.add("visibility_timeout: must be at least 1s");
     }
     if (maxVisibilityTimeout.compareTo(visibilityTimeout) < 0) {
-      out.add("max_visibility_timeout: must be at least visibility_timeout");
+      // Either field may be the one just changed: the message names both values.
+      out.add("visibility_timeout: must be at most max_visibility_timeout ("
+          + Durations.format(maxVisibilityTimeout) + "), got "
+          + Durations.format(visibilityTimeout));
+    }
+    if (ttl != null && delay.compareTo(ttl) >= 0) {
+      out.add("delay: must be shorter than ttl (" + Durations.format(ttl) + "), got "
+          + Durations.format(delay) + ": a message's time to live counts from its publish, so"
+          + " every message would expire before it became visible");
     }
     if (maxVisibilityTimeout.compareTo(Duration.ofDays(7)) > 0) {
       out.add("max_visibility_timeout: must be at most 7d");

@@ -83,6 +83,8 @@ class BadInputTest {
           POST | /v1/queues/q/messages | {"body": 1, "ttl": "3651d"}               | 400 | invalid_body | ttl must be at most 3650d, got "3651d"
           POST | /v1/queues/q/messages | {"body": 1, "delay": -1}                  | 400 | invalid_body | delay
           POST | /v1/queues/q/messages | {"body": 1, "delay": "31d"}               | 400 | invalid_body | delay
+          POST | /v1/queues/q/messages | {"body": 1, "delay": "3s", "ttl": "2s"}    | 400 | invalid_body | delay (3s) must be shorter than ttl (2s): the message would expire before it became visible
+          POST | /v1/queues/q/messages | {"messages": [{"body": 1, "delay": "2s", "ttl": "2s"}]} | 400 | invalid_body | messages[0].delay (2s) must be shorter than ttl (2s)
           POST | /v1/queues/q/messages | {"body": 1, "ttl": "soon"}                | 400 | invalid_body | ttl
           POST | /v1/queues/q/messages | {"body": 1, "headers": {"a": 1}}          | 400 | invalid_body | headers.a
           POST | /v1/queues/q/messages | {"body": 1, "headers": []}                | 400 | invalid_body | headers
@@ -142,6 +144,8 @@ class BadInputTest {
           PUT  | /v1/queues/q        | {"visibility_timeout": "abc"}               | 400 | invalid_body | visibility_timeout
           PUT  | /v1/queues/q        | {"max_attempts": "5"}                       | 400 | invalid_body | max_attempts
           PUT  | /v1/queues/q        | {"max_attempts": -1}                        | 400 | invalid_body | max_attempts
+          PUT  | /v1/queues/q        | {"visibility_timeout": "13h"}               | 400 | invalid_body | visibility_timeout: must be at most max_visibility_timeout (12h), got 13h
+          PUT  | /v1/queues/q        | {"delay": "5s", "ttl": "5s"}                | 400 | invalid_body | delay: must be shorter than ttl (5s), got 5s
           PUT  | /v1/queues/q        | {"colour": "red"}                           | 400 | invalid_body | colour
           PUT  | /v1/queues/q        | {"consumer_tokens": [1]}                    | 400 | invalid_body | consumer_tokens
           PUT  | /v1/queues/q        | {"consumer_tokens": [" padded "]}           | 400 | invalid_body | consumer_tokens[0]: a token must not begin or end with a space
