@@ -23,8 +23,7 @@ class HalfCloseTest extends OneServerTest {
     try (Socket s = RawHttp.connect(server.http.port())) {
       RawHttp.write(
           s,
-          "POST /v1/queues/h/messages HTTP/1.1\r\nHost: t\r\nContent-Type: application/json\r\n"
-              + "Content-Length: " + body.length() + "\r\n\r\n" + body
+          RawHttp.jsonPost("/v1/queues/h/messages", body)
               + "GET /v1/queues/h HTTP/1.1\r\nHost: t\r\n\r\n");
       s.shutdownOutput();
       String all = RawHttp.readAll(s);
@@ -38,10 +37,7 @@ class HalfCloseTest extends OneServerTest {
   void aParkedLongPollWhoseClientHalfClosesEndsAndIsHandedNothing() throws Exception {
     String body = "{\"wait\": \"25s\"}";
     try (Socket s = RawHttp.connect(server.http.port())) {
-      RawHttp.write(
-          s,
-          "POST /v1/queues/h/receive HTTP/1.1\r\nHost: t\r\nContent-Type: application/json\r\n"
-              + "Content-Length: " + body.length() + "\r\n\r\n" + body);
+      RawHttp.write(s, RawHttp.jsonPost("/v1/queues/h/receive", body));
       awaitWaiting(() -> server.broker.waitingConsumers("h"), 1);
       s.shutdownOutput();
       // Far below the 25 s wait: a client that may have gone is not kept waiting for messages.

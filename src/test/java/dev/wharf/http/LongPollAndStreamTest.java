@@ -105,12 +105,7 @@ class LongPollAndStreamTest {
   void aLongPollWhoseClientLeftStopsWaitingAndIsHandedNothing() throws Exception {
     try (Socket socket = new Socket("127.0.0.1", server.http.port())) {
       String body = "{\"wait\": \"25s\"}";
-      socket
-          .getOutputStream()
-          .write(
-              ("POST /v1/queues/w/receive HTTP/1.1\r\nHost: t\r\nContent-Type: application/json\r\n"
-                      + "Content-Length: " + body.length() + "\r\n\r\n" + body)
-                  .getBytes(StandardCharsets.US_ASCII));
+      RawHttp.write(socket, RawHttp.jsonPost("/v1/queues/w/receive", body));
       awaitWaiting("w", 1);
     }
     // Far below the 25 s wait: the connection's close itself ends the wait.
@@ -353,10 +348,7 @@ class LongPollAndStreamTest {
     try (Socket poll = RawHttp.connect(port);
         Socket stream = RawHttp.connect(port)) {
       String body = "{\"wait\": \"25s\"}";
-      RawHttp.write(
-          poll,
-          "POST /v1/queues/w/receive HTTP/1.1\r\nHost: t\r\nContent-Type: application/json\r\n"
-              + "Content-Length: " + body.length() + "\r\n\r\n" + body);
+      RawHttp.write(poll, RawHttp.jsonPost("/v1/queues/w/receive", body));
       RawHttp.write(stream, "GET /v1/queues/w/stream HTTP/1.1\r\nHost: t\r\n\r\n");
       String opened = RawHttp.readUntil(stream, ": keepalive\n\n");
       // Both parked: the long-poll on its callback, the stream's thread in its next receive.

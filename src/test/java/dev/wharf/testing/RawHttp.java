@@ -21,6 +21,12 @@ public final class RawHttp {
     return s;
   }
 
+  /** The text of an HTTP/1.1 POST of a JSON body (ASCII bodies: the length counts chars). */
+  public static String jsonPost(String path, String body) {
+    return "POST " + path + " HTTP/1.1\r\nHost: t\r\nContent-Type: application/json\r\n"
+        + "Content-Length: " + body.length() + "\r\n\r\n" + body;
+  }
+
   public static void write(Socket s, String text) throws IOException {
     OutputStream out = s.getOutputStream();
     out.write(text.getBytes(StandardCharsets.UTF_8));
