@@ -409,6 +409,8 @@ public final class Broker implements AutoCloseable {
    * the revoked token.
    */
   public long settingsMark(String queue) {
+    // Known first: a name no queue has must not leave waiter state behind.
+    queues.require(queue);
     return waiters.of(queue).settingsGeneration();
   }
 

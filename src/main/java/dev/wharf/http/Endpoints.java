@@ -25,7 +25,13 @@ public final class Endpoints {
   public enum Guard {
     OPEN,
     MANAGEMENT,
-    DATA
+    DATA,
+    /**
+     * A data route whose handler authorises the caller itself ({@link #authoriseData}), after it
+     * took the queue's settings mark: a receive that may wait, which a token revoked between the
+     * check and the wait must end (see {@code Broker.settingsMark}).
+     */
+    DATA_AFTER_MARK
   }
 
   public static final String GET = "GET";
@@ -211,6 +217,7 @@ public final class Endpoints {
       case OPEN -> {}
       case MANAGEMENT -> auth.management(req);
       case DATA -> auth.data(req, broker.consumerTokens(req.param("name")));
+      case DATA_AFTER_MARK -> {}
     }
   }
 

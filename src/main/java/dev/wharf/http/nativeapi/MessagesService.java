@@ -1,6 +1,7 @@
 package dev.wharf.http.nativeapi;
 
 import static dev.wharf.http.Endpoints.Guard.DATA;
+import static dev.wharf.http.Endpoints.Guard.DATA_AFTER_MARK;
 import static dev.wharf.http.Endpoints.Guard.MANAGEMENT;
 
 import com.fasterxml.jackson.core.JsonGenerator;
@@ -42,7 +43,8 @@ public final class MessagesService {
 
   public void routes() {
     endpoints.addNonBlocking(Endpoints.POST, "/v1/queues/{name}/messages", DATA, this::publish);
-    endpoints.addNonBlocking(Endpoints.POST, "/v1/queues/{name}/receive", DATA, this::receive);
+    endpoints.addNonBlocking(
+        Endpoints.POST, "/v1/queues/{name}/receive", DATA_AFTER_MARK, this::receive);
     endpoints.add(
         Endpoints.GET, "/v1/queues/{name}/messages", MANAGEMENT, BROWSE_QUERY, this::browse);
     endpoints.add(Endpoints.GET, "/v1/queues/{name}/messages/{id}", MANAGEMENT, this::one);
@@ -94,12 +96,12 @@ public final class MessagesService {
 
   private void receive(Request req, Response res) {
     String queue = Routes.queue(req);
+    // Authorised after the mark: a token revoked from here on ends the wait.
+    long mark = broker.settingsMark(queue);
+    endpoints.authoriseData(req);
     Fields f = Fields.of(bodies.object(req), RECEIVE);
     Integer max = f.integer("max");
     Duration wait = f.duration("wait");
-    // Authorised again after the mark: a token revoked from here on ends the wait.
-    long mark = broker.settingsMark(queue);
-    endpoints.authoriseData(req);
     CompletableFuture<List<Delivery>> pending =
         broker.receiveLater(
             queue,
