@@ -247,8 +247,9 @@ public final class Broker implements AutoCloseable {
         metrics.total(queue, Event.DROPPED));
   }
 
-  public boolean healthy() {
-    return store.healthy();
+  /** Null when storage serves reads and writes; else why not (see {@link Store#unready}). */
+  public String unready() {
+    return store.unready();
   }
 
   /** The broker's clock, so dialects render ages and "delayed" against the same time. */

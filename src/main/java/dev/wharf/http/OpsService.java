@@ -35,14 +35,14 @@ public final class OpsService {
   }
 
   private void ready(Request req, Response res) {
-    boolean up;
+    String why;
     try {
-      up = broker.healthy();
+      why = broker.unready();
     } catch (RuntimeException e) {
-      up = false;
+      why = "storage is not answering";
     }
-    if (!up) {
-      throw new ApiError(503, "unavailable", "storage is not answering");
+    if (why != null) {
+      throw new ApiError(503, "unavailable", why);
     }
     Replies.send(res, 200, READY);
   }

@@ -25,8 +25,11 @@ public interface Store extends AutoCloseable {
   @Override
   void close();
 
-  /** Cheap liveness check of the database, for readiness probes. */
-  boolean healthy();
+  /**
+   * Null when the store serves reads and writes; else why not, in a few words, for readiness
+   * probes. Cheap while all is well.
+   */
+  String unready();
 
   /**
    * Registers the backend's own meters (commits, syncs, upkeep) on {@code registry}, after

@@ -145,8 +145,9 @@ public final class PostgresStore implements Store {
   }
 
   @Override
-  public boolean healthy() {
-    return reads.healthy();
+  public String unready() {
+    // Writes go to the same database: when it answers, a failing write is the caller's answer.
+    return reads.healthy() ? null : "storage is not answering";
   }
 
   /** Whether this node runs the reapers now (for tests and metrics). */

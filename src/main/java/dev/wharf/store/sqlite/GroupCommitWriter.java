@@ -175,6 +175,9 @@ final class GroupCommitWriter implements AutoCloseable {
   private long seqsReservedUpTo;
   /** The highest seq whose publish an fsync has covered. */
   private volatile long durableSeq;
+
+  /** Whether writes are failing now, for readiness. */
+  private final WriteHealth health = new WriteHealth();
   /**
    * Seqs replaced by key in batches not yet covered by an fsync, each with the number of the last
    * batch that replaced it: an fsync clears only the marks of the batches it covers.
@@ -269,6 +272,7 @@ final class GroupCommitWriter implements AutoCloseable {
         if (lastFailed || ready.stream().anyMatch(r -> r instanceof Completion c && c.wrote())) {
           walSync.sync();
           stages.synced().accept(System.nanoTime() - began);
+          health.durable(lastNumber(ready));
         }
         lastFailed = false;
       } catch (java.io.IOException | RuntimeException e) {
@@ -277,6 +281,7 @@ final class GroupCommitWriter implements AutoCloseable {
         LOG.log(Level.SEVERE, "fsync of the WAL failed", e);
         lastFailed = true;
         StoreException failure = new StoreException("fsync failed: " + e.getMessage(), e);
+        health.failed(lastNumber(ready), failure.getMessage());
         for (Runnable r : ready) {
           if (r instanceof Completion c) {
             c.fail(failure);
@@ -297,6 +302,22 @@ final class GroupCommitWriter implements AutoCloseable {
       ready.forEach(Runnable::run);
       ready.clear();
     }
+  }
+
+  /** The number of the last batch among those an fsync round covers (0 for none). */
+  private static long lastNumber(List<Runnable> round) {
+    long last = 0;
+    for (Runnable r : round) {
+      if (r instanceof Completion c) {
+        last = Math.max(last, c.number());
+      }
+    }
+    return last;
+  }
+
+  /** Why writes are failing (the last one failed and none made durable since), or null. */
+  String writeFailure() {
+    return health.failure();
   }
 
   /**
@@ -435,6 +456,7 @@ final class GroupCommitWriter implements AutoCloseable {
         LOG.log(Level.WARNING, "writer upkeep failed", e);
       } catch (RuntimeException | Error e) {
         LOG.log(Level.SEVERE, "writer batch failed", e);
+        health.failed(batches, String.valueOf(e.getMessage()));
         for (Pending<?> p : batch) {
           p.done().completeExceptionally(new StoreException("write failed: " + e, e));
         }
@@ -516,6 +538,7 @@ final class GroupCommitWriter implements AutoCloseable {
       tx.leases.rollback();
       if (batch.isEmpty()) {
         LOG.log(Level.WARNING, "writing leases back failed; retrying in 100 ms", e);
+        health.failed(batches, String.valueOf(e.getMessage()));
         writeBackRetryAt = System.nanoTime() + WRITE_BACK_RETRY_NANOS;
         return;
       }
@@ -527,6 +550,7 @@ final class GroupCommitWriter implements AutoCloseable {
       if (batch.size() == 1) {
         // Its caller answers 503; the cause belongs in the server's log.
         LOG.log(Level.WARNING, "write failed", e);
+        health.failed(batches, String.valueOf(e.getMessage()));
         batch.get(0).done().completeExceptionally(
             new StoreException("write failed: " + e.getMessage(), e));
         return;

@@ -43,6 +43,7 @@ import java.util.Optional;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.CountDownLatch;
 import java.util.concurrent.TimeUnit;
+import java.util.concurrent.atomic.AtomicBoolean;
 import java.util.function.Consumer;
 import java.util.logging.Level;
 import java.util.logging.Logger;
@@ -88,6 +89,9 @@ public final class SqliteStore implements Store {
   /** Frames past which the WAL restarts; 0: {@link Checkpointer#RESTART_BYTES} worth. */
   private final long walRestartFrames;
   private final GroupCommitWriter.WalSync beforeSync;
+
+  /** Whether readiness is probing a failing writer with a write of its own. */
+  private final AtomicBoolean probingWrites = new AtomicBoolean();
   /** False only in tests that place every passive checkpoint themselves ({@link #checkpointNow}). */
   private boolean checkpointInBackground = true;
 
@@ -357,15 +361,47 @@ public final class SqliteStore implements Store {
   }
 
   @Override
-  public boolean healthy() {
+  public String unready() {
     try {
-      return reads.read(c -> {
+      reads.read(c -> {
         try (Statement s = c.createStatement(); ResultSet rs = s.executeQuery("SELECT 1")) {
           return rs.next();
         }
       });
     } catch (StoreException e) {
-      return false;
+      return "storage is not answering";
+    }
+    if (writer.writeFailure() != null) {
+      probeWrite();
+    }
+    String failure = writer.writeFailure();
+    return failure == null ? null : "storage writes are failing: " + failure;
+  }
+
+  /**
+   * A write through the writer, fsync included, to learn whether writes work again: with no
+   * traffic (a load balancer holds it back while the server is not ready) nothing else would tell.
+   * It adds and drops a 16 KB row in one transaction, so it needs room as a publish does. One runs
+   * at a time; readiness asked meanwhile answers from what is known.
+   */
+  private void probeWrite() {
+    if (!probingWrites.compareAndSet(false, true)) {
+      return;
+    }
+    try {
+      writer.submit(tx -> {
+        try (Statement s = tx.conn.createStatement()) {
+          // No queue has the empty name, so no lookup of a real key can meet this row.
+          s.executeUpdate("INSERT OR REPLACE INTO idempotency(queue, ikey, message_id, expires_at)"
+              + " VALUES ('', 'readiness probe', zeroblob(16384), 0)");
+          s.executeUpdate("DELETE FROM idempotency WHERE queue = '' AND ikey = 'readiness probe'");
+        }
+        return null;
+      });
+    } catch (StoreException e) {
+      // The failure stands; the writer recorded it.
+    } finally {
+      probingWrites.set(false);
     }
   }
 

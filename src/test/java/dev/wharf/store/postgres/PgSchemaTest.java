@@ -26,7 +26,7 @@ class PgSchemaTest {
       PostgresStore store = new PostgresStore(settings);
       store.start();
       try {
-        assertThat(store.healthy()).isTrue();
+        assertThat(store.unready()).isNull();
         assertThat(store.queuesList()).isEmpty();
       } finally {
         store.close();

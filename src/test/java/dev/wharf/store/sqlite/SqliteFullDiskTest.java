@@ -7,8 +7,16 @@ import dev.wharf.core.Broker;
 import dev.wharf.core.BrokerException;
 import dev.wharf.core.Publish;
 import dev.wharf.core.QueueSettingsPatch;
+import dev.wharf.http.HttpSettings;
+import dev.wharf.http.WharfHttp;
 import dev.wharf.store.ContentType;
 import dev.wharf.testing.SqliteBroker;
+import io.micrometer.prometheusmetrics.PrometheusConfig;
+import io.micrometer.prometheusmetrics.PrometheusMeterRegistry;
+import java.net.URI;
+import java.net.http.HttpClient;
+import java.net.http.HttpRequest;
+import java.net.http.HttpResponse;
 import java.nio.file.Path;
 import java.sql.ResultSet;
 import java.sql.Statement;
@@ -53,7 +61,7 @@ class SqliteFullDiskTest {
     return out;
   }
 
-  /** Lets the database grow by {@code pages} more pages than it has (0: no limit). */
+  /** Lets the database grow by {@code pages} more pages than it has (0: no limit, -1: none). */
   private void room(long pages) {
     store.writer().submit(tx -> {
       try (Statement s = tx.conn.createStatement()) {
@@ -62,7 +70,8 @@ class SqliteFullDiskTest {
           rs.next();
           now = rs.getLong(1);
         }
-        s.execute("PRAGMA max_page_count = " + (pages == 0 ? 1_000_000_000L : now + pages));
+        s.execute("PRAGMA max_page_count = "
+            + (pages == 0 ? 1_000_000_000L : pages < 0 ? now : now + pages));
       }
       return null;
     });
@@ -84,5 +93,40 @@ class SqliteFullDiskTest {
     broker.publish("q", List.of(Publish.json("1")));
     assertThat(broker.browse("q", null, null, 0, 1000)).hasSize(111);
     assertThat(broker.stats("q").counts().ready()).isEqualTo(111);
+  }
+
+  /**
+   * Reads go on answering while every write fails, so readiness asks the writer too. With no
+   * traffic to show that writes work again, readiness writes (and drops) a row of its own.
+   */
+  @Test
+  void readinessSaysWhileWritesFailAndRecoversWithoutTraffic() throws Exception {
+    broker.publish("q", batch(10));
+    try (WharfHttp http = WharfHttp.start(broker,
+        new PrometheusMeterRegistry(PrometheusConfig.DEFAULT), HttpSettings.defaults().withPort(0));
+        HttpClient client = HttpClient.newHttpClient()) {
+      HttpRequest readyz =
+          HttpRequest.newBuilder(URI.create("http://127.0.0.1:" + http.port() + "/readyz")).build();
+      assertThat(client.send(readyz, HttpResponse.BodyHandlers.ofString()).statusCode())
+          .isEqualTo(200);
+
+      room(-1);
+      assertThatThrownBy(() -> broker.publish("q", batch(100)))
+          .isInstanceOf(BrokerException.Unavailable.class);
+      for (int i = 0; i < 2; i++) {
+        // Its own write fails as well: still not ready.
+        HttpResponse<String> r = client.send(readyz, HttpResponse.BodyHandlers.ofString());
+        assertThat(r.statusCode()).isEqualTo(503);
+        assertThat(r.body()).contains("\"unavailable\"").contains("storage writes are failing");
+      }
+      assertThat(broker.browse("q", null, null, 0, 1000)).hasSize(10);
+
+      room(0);
+      assertThat(client.send(readyz, HttpResponse.BodyHandlers.ofString()).statusCode())
+          .isEqualTo(200);
+      assertThat(store.unready()).isNull();
+      broker.publish("q", batch(100));
+      assertThat(broker.stats("q").counts().ready()).isEqualTo(110);
+    }
   }
 }

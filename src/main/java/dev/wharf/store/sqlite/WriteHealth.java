@@ -1,0 +1,40 @@
+package dev.wharf.store.sqlite;
+
+/**
+ * Whether the writer's writes are failing (a full disk, a failed fsync), for readiness: reads
+ * can go on answering while every write fails, so a read alone cannot tell. A failure stands
+ * until a batch committed after it is made durable.
+ */
+final class WriteHealth {
+  /** The failure's reason, or null while writes work; read without the lock on every round. */
+  private volatile String failure;
+
+  /** The number of the last batch committed when the failure happened. */
+  private long failedAfter;
+
+  /**
+   * @param lastCommitted the number of the last batch committed (or being synced) when it failed:
+   *     only a later batch made durable shows that writes work again
+   */
+  synchronized void failed(long lastCommitted, String why) {
+    failure = why;
+    failedAfter = Math.max(failedAfter, lastCommitted);
+  }
+
+  /** An fsync made batches up to {@code number} durable. */
+  void durable(long number) {
+    if (failure == null) {
+      return;
+    }
+    synchronized (this) {
+      if (number > failedAfter) {
+        failure = null;
+      }
+    }
+  }
+
+  /** Why writes are failing, or null when the last of them worked. */
+  String failure() {
+    return failure;
+  }
+}
