@@ -53,6 +53,8 @@ public final class Endpoints {
   private final HttpMetrics metrics;
   private final Router router = new Router(this::unmatched);
   private final Map<String, HttpMetrics.Route> fallbackTimers = new ConcurrentHashMap<>();
+  /** Path prefixes no route serves, each with the 404 that says why better than "no route". */
+  private final Map<String, ApiError> notFoundUnder = new ConcurrentHashMap<>();
 
   public Endpoints(Broker broker, Auth auth, HttpMetrics metrics) {
     this.broker = broker;
@@ -91,6 +93,14 @@ public final class Endpoints {
         method,
         template,
         Handler.nonBlocking(guarded(method, template, guard, NO_QUERY, handler)));
+  }
+
+  /**
+   * Answers {@code notFound} for every path under {@code prefix} that no route serves: for a
+   * path whose parameter is empty, which no template matches.
+   */
+  public void notFoundUnder(String prefix, ApiError notFound) {
+    notFoundUnder.put(prefix, notFound);
   }
 
   private Handler guarded(
@@ -164,6 +174,12 @@ public final class Endpoints {
               "method_not_allowed",
               req.method() + " is not allowed here; use " + allowed));
     } else {
+      for (Map.Entry<String, ApiError> e : notFoundUnder.entrySet()) {
+        if (req.path().startsWith(e.getKey())) {
+          answer(req, res, e.getKey(), e.getValue());
+          return;
+        }
+      }
       answer(req, res, "unmatched", new ApiError(404, "not_found", "no route for " + req.path()));
     }
   }

@@ -198,6 +198,9 @@ class BadInputTest {
           GET    | /v1/queues/                   |  | 404 | queue_not_found | GET /v1/queues lists
           DELETE | /v1/queues/                   |  | 404 | queue_not_found | GET /v1/queues lists
           PUT    | /v1/queues/                   | {} | 400 | invalid_queue_name |
+          POST   | /v1/queues//messages          | {"body": 1} | 404 | queue_not_found | segment is empty
+          POST   | /v1/queues//receive           | {} | 404 | queue_not_found | segment is empty
+          GET    | /v1/queues//dlq               |  | 404 | queue_not_found | segment is empty
           """)
   void badInputIsAClearErrorAndChangesNothing(
       String method, String path, String body, int status, String code, String detail) {

@@ -34,6 +34,13 @@ public final class QueuesService {
     endpoints.add(Endpoints.DELETE, "/v1/queues/{name}", MANAGEMENT, this::delete);
     endpoints.add(Endpoints.DELETE, "/v1/queues/", MANAGEMENT, this::withoutName);
     endpoints.add(Endpoints.POST, "/v1/queues/{name}/purge", MANAGEMENT, this::purge);
+    // /v1/queues//messages and the like: an empty name mid-path, as an unset variable makes.
+    endpoints.notFoundUnder(
+        "/v1/queues//",
+        new ApiError(
+            404,
+            "queue_not_found",
+            "the path names no queue (its queue segment is empty); GET /v1/queues lists them"));
   }
 
   private void list(Request req, Response res) {
