@@ -272,7 +272,9 @@ final class GroupCommitWriter implements AutoCloseable {
         if (lastFailed || ready.stream().anyMatch(r -> r instanceof Completion c && c.wrote())) {
           walSync.sync();
           stages.synced().accept(System.nanoTime() - began);
-          health.durable(lastNumber(ready));
+          if (health.failure() != null) {
+            health.durable(lastNumber(ready));
+          }
         }
         lastFailed = false;
       } catch (java.io.IOException | RuntimeException e) {

@@ -22,14 +22,9 @@ final class WriteHealth {
   }
 
   /** An fsync made batches up to {@code number} durable. */
-  void durable(long number) {
-    if (failure == null) {
-      return;
-    }
-    synchronized (this) {
-      if (number > failedAfter) {
-        failure = null;
-      }
+  synchronized void durable(long number) {
+    if (number > failedAfter) {
+      failure = null;
     }
   }
 
