@@ -82,7 +82,8 @@ public final class Broker implements AutoCloseable {
   public void startWithoutReapers() {
     queues.load();
     queues.names().forEach(this::watch);
-    store.onVisibleElsewhere(q -> waiters.wake(q, BrokerOptions.MAX_RECEIVE_BATCH));
+    store.onVisibleElsewhere(
+        (q, later) -> madeVisible(q, later == null ? BrokerOptions.MAX_RECEIVE_BATCH : 0, later));
     store.onQueuesChanged(this::reloadQueues);
   }
 
@@ -787,7 +788,8 @@ public final class Broker implements AutoCloseable {
   }
 
   private static BrokerException unavailable(StoreException e) {
-    return new BrokerException.Unavailable("storage failed: " + e.getMessage());
+    return new BrokerException.Unavailable(
+        "storage failed: " + StoreException.firstLine(e.getMessage()));
   }
 
   /** Waits for a broker future on the caller's thread, throwing what it failed with. */

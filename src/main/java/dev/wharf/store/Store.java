@@ -5,7 +5,7 @@ import java.time.Instant;
 import java.util.List;
 import java.util.Optional;
 import java.util.concurrent.CompletableFuture;
-import java.util.function.Consumer;
+import java.util.function.BiConsumer;
 
 /**
  * The storage seam. Every method is one transaction; writes return only once committed with
@@ -121,9 +121,10 @@ public interface Store extends AutoCloseable {
 
   /**
    * Registers a listener told the name of a queue in which another writer (another node) made
-   * messages visible. Single-process backends never call it.
+   * messages visible, with null; or made them visible later (a delay, a nack's delay), with the
+   * earliest time one becomes so. Single-process backends never call it.
    */
-  void onVisibleElsewhere(Consumer<String> listener);
+  void onVisibleElsewhere(BiConsumer<String, Instant> listener);
 
   /**
    * Registers a listener told that another writer (another node) changed or deleted queues, so

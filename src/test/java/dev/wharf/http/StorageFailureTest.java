@@ -34,6 +34,19 @@ class StorageFailureTest {
     }
   }
 
+  /** A database's error of several lines (PostgreSQL adds the position) answers its first. */
+  @Test
+  void aFailureOfSeveralLinesAnswersItsFirst() {
+    try (TestServer s = new TestServer(dir)) {
+      s.api.put("/v1/queues/q", "{}");
+      s.storeFailure = new StoreException("ERROR: relation \"queues\" does not exist\n  Position: 18");
+      Reply pub = s.api.post("/v1/queues/q/messages", "{\"body\": 1}");
+      assertThat(pub.status()).isEqualTo(503);
+      assertThat(pub.detail())
+          .isEqualTo("storage failed: ERROR: relation \"queues\" does not exist");
+    }
+  }
+
   @Test
   void anUnexpectedFailureIsAPlainInternalError() {
     try (TestServer s = new TestServer(dir)) {

@@ -67,6 +67,8 @@ final class PgChanges {
     tx.delta.move(h.queue(), LEASED, h.originalQueue(), h.queue(), READY, h.originalQueue());
     if (visibleAt <= now) {
       tx.visible.add(h.queue());
+    } else {
+      tx.visibleLater(h.queue(), visibleAt);
     }
   }
 

@@ -5,9 +5,10 @@ import java.sql.PreparedStatement;
 import java.sql.ResultSet;
 import java.sql.SQLException;
 import java.sql.Statement;
+import java.time.Instant;
 import java.util.ArrayList;
 import java.util.List;
-import java.util.function.Consumer;
+import java.util.function.BiConsumer;
 import java.util.function.Supplier;
 import java.util.logging.Level;
 import java.util.logging.Logger;
@@ -16,8 +17,9 @@ import org.postgresql.PGNotification;
 
 /**
  * Hears what other nodes commit. One connection LISTENs on {@value #VISIBLE} (a queue got visible
- * messages) and {@value #QUEUES} (queue settings changed); payloads carry the schema and the
- * sending node so a node ignores its own commits and other schemas on the same database.
+ * messages), {@value #LATER} (a queue got messages visible at a later time, the earliest given)
+ * and {@value #QUEUES} (queue settings changed); payloads carry the schema and the sending node so
+ * a node ignores its own commits and other schemas on the same database.
  *
  * <p>Notifications can be lost (the connection drops, or it is down while others commit), so once
  * a second the same thread also polls: every queue with a message visible now is reported (a
@@ -26,6 +28,7 @@ import org.postgresql.PGNotification;
  */
 final class PgNotifier implements AutoCloseable {
   static final String VISIBLE = "wharf_visible";
+  static final String LATER = "wharf_later";
   static final String QUEUES = "wharf_queues";
   private static final Logger LOG = Logger.getLogger(PgNotifier.class.getName());
   static final long POLL_MS = 1000;
@@ -36,7 +39,7 @@ final class PgNotifier implements AutoCloseable {
   private final long pollMs;
   private final Thread thread;
   private volatile boolean running = true;
-  private volatile Consumer<String> onVisible = q -> {};
+  private volatile BiConsumer<String, Instant> onVisible = (q, later) -> {};
   private volatile Runnable onQueues = () -> {};
   private volatile Connection conn;
   private volatile long queuesVersion = -1;
@@ -58,7 +61,7 @@ final class PgNotifier implements AutoCloseable {
     thread.start();
   }
 
-  void onVisible(Consumer<String> listener) {
+  void onVisible(BiConsumer<String, Instant> listener) {
     onVisible = listener;
   }
 
@@ -68,21 +71,26 @@ final class PgNotifier implements AutoCloseable {
     queuesVersion = -1;
   }
 
+  /**
+   * Connections lost in a row, and the wait before the next try. Both start over only once a
+   * poll has worked: a connection that LISTENs and then fails at once (its schema dropped, say)
+   * counts as down, so it is neither logged in full nor retried five times a second.
+   */
+  private int failedInARow;
+  private long backoff = 100;
+
   private void loop() {
-    long backoff = 100;
     // While PostgreSQL is down every retry fails alike: the first is logged in full, then a line
     // a minute.
-    int failedInARow = 0;
     long loggedAt = 0;
     while (running) {
       try {
         conn = connect.get();
         try (Statement s = conn.createStatement()) {
           s.execute("LISTEN " + VISIBLE);
+          s.execute("LISTEN " + LATER);
           s.execute("LISTEN " + QUEUES);
         }
-        backoff = 100;
-        failedInARow = 0;
         listen(conn.unwrap(PGConnection.class));
       } catch (SQLException | RuntimeException e) {
         long now = System.nanoTime();
@@ -114,6 +122,8 @@ final class PgNotifier implements AutoCloseable {
       long wait = nextPoll - System.currentTimeMillis();
       if (wait <= 0) {
         poll();
+        backoff = 100;
+        failedInARow = 0;
         nextPoll = System.currentTimeMillis() + pollMs;
         wait = pollMs;
       }
@@ -132,10 +142,17 @@ final class PgNotifier implements AutoCloseable {
       return;
     }
     try {
+      // After the schema: the sending node, then the queue; for LATER the time in between.
+      int bar = payload.indexOf('|', schemaPrefix.length());
       if (VISIBLE.equals(n.getName())) {
-        int bar = payload.indexOf('|', schemaPrefix.length());
         if (bar > 0) {
-          onVisible.accept(payload.substring(bar + 1));
+          onVisible.accept(payload.substring(bar + 1), null);
+        }
+      } else if (LATER.equals(n.getName())) {
+        int timeEnd = bar > 0 ? payload.indexOf('|', bar + 1) : -1;
+        if (timeEnd > 0) {
+          long at = Long.parseLong(payload, bar + 1, timeEnd, 10);
+          onVisible.accept(payload.substring(timeEnd + 1), Instant.ofEpochMilli(at));
         }
       } else if (QUEUES.equals(n.getName())) {
         onQueues.run();
@@ -173,7 +190,7 @@ final class PgNotifier implements AutoCloseable {
         onQueues.run();
       }
       for (String q : ready) {
-        onVisible.accept(q);
+        onVisible.accept(q, null);
       }
     } catch (RuntimeException e) {
       LOG.log(Level.WARNING, "notification listener failed", e);

@@ -193,6 +193,8 @@ final class PgPublish {
         tx.delta.add(b.queue(), READY, null, 1);
         if (visible[i] <= published[i]) {
           tx.visible.add(b.queue());
+        } else {
+          tx.visibleLater(b.queue(), visible[i]);
         }
       }
       PreparedStatement ps =

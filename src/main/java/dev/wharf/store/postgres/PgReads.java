@@ -148,11 +148,22 @@ final class PgReads implements AutoCloseable {
     });
   }
 
-  boolean healthy() {
+  /**
+   * Null when a read of the schema's own table works, else why not. A connection alone is not
+   * enough: a database dropped and made again answers, with none of the tables.
+   */
+  String unready() {
     try {
-      return read(c -> c.isValid(2));
+      read(c -> {
+        try (PreparedStatement ps =
+                c.prepareStatement("SELECT version FROM queues_changed WHERE id = 1");
+            ResultSet rs = ps.executeQuery()) {
+          return rs.next();
+        }
+      });
+      return null;
     } catch (StoreException e) {
-      return false;
+      return "storage is not answering: " + StoreException.firstLine(e.getMessage());
     }
   }
 

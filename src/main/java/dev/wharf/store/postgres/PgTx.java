@@ -23,6 +23,8 @@ final class PgTx {
   private final Map<String, PreparedStatement> statements = new HashMap<>();
   final PgCounters.Delta delta;
   final Set<String> visible = new LinkedHashSet<>();
+  /** Queues the transaction made messages visible in later, each with the earliest such time. */
+  private final Map<String, Long> later = new HashMap<>();
   boolean queuesChanged;
 
   PgTx(Connection conn, int stripe) {
@@ -66,10 +68,16 @@ final class PgTx {
     }
   }
 
+  /** The transaction makes a message of {@code queue} visible at {@code at}, after now. */
+  void visibleLater(String queue, long at) {
+    later.merge(queue, at, Math::min);
+  }
+
   /** Forgets what the last transaction did; called before each new one. */
   void reset() {
     delta.clear();
     visible.clear();
+    later.clear();
     queuesChanged = false;
   }
 
@@ -87,6 +95,19 @@ final class PgTx {
       }
       PreparedStatement ps =
           prepare("SELECT pg_notify('" + PgNotifier.VISIBLE + "', p) FROM unnest(?::text[]) p");
+      ps.setArray(1, array("text", payloads));
+      ps.execute();
+    }
+    if (!later.isEmpty()) {
+      // Waiters elsewhere parked before these existed: without a word they would wait for the
+      // polling fallback, up to a second past the time.
+      String[] payloads = new String[later.size()];
+      int i = 0;
+      for (Map.Entry<String, Long> e : later.entrySet()) {
+        payloads[i++] = notifyPrefix + e.getValue() + "|" + e.getKey();
+      }
+      PreparedStatement ps =
+          prepare("SELECT pg_notify('" + PgNotifier.LATER + "', p) FROM unnest(?::text[]) p");
       ps.setArray(1, array("text", payloads));
       ps.execute();
     }

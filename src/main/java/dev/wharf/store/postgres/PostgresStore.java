@@ -30,7 +30,7 @@ import java.util.Optional;
 import java.util.concurrent.CompletableFuture;
 import java.util.Properties;
 import java.util.concurrent.ThreadLocalRandom;
-import java.util.function.Consumer;
+import java.util.function.BiConsumer;
 
 /**
  * The shared backend: many Wharf nodes on one PostgreSQL database. Each node writes through a
@@ -147,7 +147,7 @@ public final class PostgresStore implements Store {
   @Override
   public String unready() {
     // Writes go to the same database: when it answers, a failing write is the caller's answer.
-    return reads.healthy() ? null : "storage is not answering";
+    return reads.unready();
   }
 
   /** Whether this node runs the reapers now (for tests and metrics). */
@@ -307,7 +307,7 @@ public final class PostgresStore implements Store {
   }
 
   @Override
-  public void onVisibleElsewhere(Consumer<String> listener) {
+  public void onVisibleElsewhere(BiConsumer<String, Instant> listener) {
     notifier.onVisible(listener);
   }
 

@@ -44,7 +44,7 @@ import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.CountDownLatch;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicBoolean;
-import java.util.function.Consumer;
+import java.util.function.BiConsumer;
 import java.util.logging.Level;
 import java.util.logging.Logger;
 
@@ -765,7 +765,7 @@ public final class SqliteStore implements Store {
   }
 
   @Override
-  public void onVisibleElsewhere(Consumer<String> listener) {
+  public void onVisibleElsewhere(BiConsumer<String, Instant> listener) {
     // One process owns the file: every commit is seen by the core that made it.
   }
 

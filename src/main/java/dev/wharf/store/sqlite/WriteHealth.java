@@ -1,5 +1,7 @@
 package dev.wharf.store.sqlite;
 
+import dev.wharf.store.StoreException;
+
 /**
  * Whether the writer's writes are failing (a full disk, a failed fsync), for readiness: reads
  * can go on answering while every write fails, so a read alone cannot tell. A failure stands
@@ -17,7 +19,7 @@ final class WriteHealth {
    *     only a later batch made durable shows that writes work again
    */
   synchronized void failed(long lastCommitted, String why) {
-    failure = why;
+    failure = StoreException.firstLine(why);
     failedAfter = Math.max(failedAfter, lastCommitted);
   }
 

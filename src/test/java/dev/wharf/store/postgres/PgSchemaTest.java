@@ -2,6 +2,9 @@ package dev.wharf.store.postgres;
 
 import static org.assertj.core.api.Assertions.assertThat;
 
+import java.sql.Connection;
+import java.sql.DriverManager;
+import java.sql.Statement;
 import java.util.concurrent.ThreadLocalRandom;
 import org.junit.jupiter.api.Test;
 
@@ -38,6 +41,30 @@ class PgSchemaTest {
       again.start();
       again.close();
     } finally {
+      TestDatabase.dropSchema(schema);
+    }
+  }
+
+  /** A database that answers without Wharf's tables (dropped under it) is not ready. */
+  @Test
+  void readinessNeedsTheTablesNotJustAConnection() throws Exception {
+    PostgresSettings settings = TestDatabase.freshSchema(2);
+    String schema = TestDatabase.schemaOf(settings);
+    PostgresStore store = new PostgresStore(settings);
+    store.start();
+    try {
+      assertThat(store.unready()).isNull();
+      try (Connection c = DriverManager.getConnection(TestDatabase.baseUrl());
+          Statement s = c.createStatement()) {
+        s.execute("DROP SCHEMA " + schema + " CASCADE");
+        s.execute("CREATE SCHEMA " + schema);
+      }
+      assertThat(store.unready())
+          .startsWith("storage is not answering: ")
+          .contains("does not exist")
+          .doesNotContain("\n");
+    } finally {
+      store.close();
       TestDatabase.dropSchema(schema);
     }
   }

@@ -221,6 +221,35 @@ class PostgresNodesTest {
     }
   }
 
+  /**
+   * A waiter parked before a message was published with a delay (or nacked with one) on another
+   * node is woken at its time, by the notification's time, not by the polling fallback.
+   */
+  @Test
+  void aDelayedPublishOrNackOnOneNodeWakesALongPollOnAnotherAtItsTime() throws Exception {
+    Node a = node(NO_POLL_MS);
+    Node b = node(NO_POLL_MS);
+    a.broker().putQueue("q", QueueSettingsPatch.EMPTY);
+    eventually(SETTLE, () -> b.broker().queueNames().contains("q"));
+    try (var pool = Executors.newVirtualThreadPerTaskExecutor()) {
+      Future<List<Delivery>> waiting = parkedReceive(pool, b);
+      Publish delayed = Publish.json("1");
+      delayed = new Publish(delayed.contentType(), delayed.payload(), delayed.headers(),
+          delayed.metadata(), Duration.ofMillis(200), null, null, null);
+      String id = a.broker().publish("q", List.of(delayed)).get(0).id();
+      // Before its time the message is not there: the wake that comes then finds it.
+      clock.advance(Duration.ofMillis(200));
+      List<Delivery> got = waiting.get(10, TimeUnit.SECONDS);
+      assertThat(got).extracting(d -> d.message().id()).containsExactly(id);
+
+      waiting = parkedReceive(pool, b);
+      a.broker().settle().nack("q", List.of(got.get(0).leaseId()), Duration.ofMillis(200));
+      clock.advance(Duration.ofMillis(200));
+      assertThat(waiting.get(10, TimeUnit.SECONDS))
+          .extracting(d -> d.message().id()).containsExactly(id);
+    }
+  }
+
   @Test
   void queueSettingsChangedOnOneNodeAreInForceOnTheOther() {
     Node a = node(NO_POLL_MS);
