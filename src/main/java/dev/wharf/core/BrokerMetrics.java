@@ -20,7 +20,9 @@ final class BrokerMetrics {
             + " key replacements"),
     REPLACED(
         "wharf_messages_replaced",
-        "Publishes with a key that replaced a ready message's body instead of adding a message"),
+        "Publishes with a key that replaced a ready message's body instead of adding a message,"
+            + " and leased messages a newer publish with their key superseded, deleted when"
+            + " their lease ended without an ack"),
     ACKED("wharf_messages_acked", "Messages acked: done and deleted"),
     NACKED("wharf_messages_nacked", "Leases nacked: the message ready again, now or later"),
     DEFERRED(

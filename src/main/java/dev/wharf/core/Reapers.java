@@ -96,5 +96,6 @@ public final class Reapers {
       }
     }
     r.dropped().forEach((q, n) -> broker.metrics().count(q, Event.DROPPED, n));
+    r.superseded().forEach((q, n) -> broker.metrics().count(q, Event.REPLACED, n));
   }
 }

@@ -165,12 +165,18 @@ public final class Settlements {
         if (kind != SettleKind.EXTEND) {
           recent.remember(queue, o.leaseId(), o.outcome(), nowMs);
         }
-        count(queue, o.outcome());
-        if (o.outcome() == Outcome.RETRIED || o.outcome() == Outcome.DEFERRED
-            || o.outcome() == Outcome.RELEASED) {
-          visible++;
-        } else if (o.outcome() == Outcome.DEAD) {
-          dead++;
+        if (o.superseded()) {
+          // Deleted where it would have been ready again: replaced, as an upsert in place is,
+          // and nothing became visible.
+          broker.metrics().count(queue, Event.REPLACED, 1);
+        } else {
+          count(queue, o.outcome());
+          if (o.outcome() == Outcome.RETRIED || o.outcome() == Outcome.DEFERRED
+              || o.outcome() == Outcome.RELEASED) {
+            visible++;
+          } else if (o.outcome() == Outcome.DEAD) {
+            dead++;
+          }
         }
         out.add(o);
       } else {

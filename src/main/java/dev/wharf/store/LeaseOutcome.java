@@ -2,8 +2,14 @@ package dev.wharf.store;
 
 import java.time.Instant;
 
-/** What became of one lease in a settle. {@code leaseUntil} is set for EXTENDED. */
-public record LeaseOutcome(String leaseId, Outcome outcome, Instant leaseUntil) {
+/**
+ * What became of one lease in a settle. {@code leaseUntil} is set for EXTENDED. {@code superseded}
+ * is set when the lease ended without an ack on a message that a newer publish with its key had
+ * superseded: the message was deleted where it would have been ready again, and {@code outcome}
+ * is still the one that settle gives (the consumer's answer does not change).
+ */
+public record LeaseOutcome(
+    String leaseId, Outcome outcome, Instant leaseUntil, boolean superseded) {
 
   public enum Outcome {
     ACKED("acked"),
@@ -31,7 +37,16 @@ public record LeaseOutcome(String leaseId, Outcome outcome, Instant leaseUntil) 
     }
   }
 
+  public LeaseOutcome(String leaseId, Outcome outcome, Instant leaseUntil) {
+    this(leaseId, outcome, leaseUntil, false);
+  }
+
   public static LeaseOutcome of(String leaseId, Outcome outcome) {
     return new LeaseOutcome(leaseId, outcome, null);
+  }
+
+  /** A lease ended as {@code outcome} asks, its superseded message deleted instead. */
+  public static LeaseOutcome ofSuperseded(String leaseId, Outcome outcome) {
+    return new LeaseOutcome(leaseId, outcome, null, true);
   }
 }

@@ -328,6 +328,29 @@ class NativeWalkthroughTest {
   }
 
   @Test
+  void aLeasedVersionOfAKeyNackedAfterANewerPublishIsNotDeliveredAgain() {
+    api.put("/v1/queues/k", "{}");
+    Reply v1 = api.post("/v1/queues/k/messages", "{\"body\": 1, \"key\": \"inv-7\"}");
+    JsonNode leased = receiveOne("k");
+    assertThat(leased.get("id").asText()).isEqualTo(v1.json().get("id").asText());
+    Reply v2 = api.post("/v1/queues/k/messages", "{\"body\": 2, \"key\": \"inv-7\"}");
+    assertThat(v2.json().get("replaced").asBoolean()).isFalse();
+
+    Reply nack = api.post("/v1/queues/k/nack", "{\"lease_id\": \"" + lease(leased) + "\"}");
+    assertThat(nack.status()).isEqualTo(200);
+    assertThat(nack.json().at("/results/0/outcome").asText()).isEqualTo("retried");
+
+    Reply next = api.post("/v1/queues/k/receive", "{\"max\": 10}");
+    assertThat(next.json().get("messages")).hasSize(1);
+    assertThat(next.json().at("/messages/0/id").asText())
+        .isEqualTo(v2.json().get("id").asText());
+    assertThat(next.json().at("/messages/0/body").asInt()).isEqualTo(2);
+    assertThat(api.get("/metrics").text())
+        .contains("wharf_messages_replaced_total{queue=\"k\"} 1.0")
+        .contains("wharf_messages_nacked_total{queue=\"k\"} 0.0");
+  }
+
+  @Test
   void healthReadinessAndMetrics() {
     assertThat(api.get("/healthz").json().get("status").asText()).isEqualTo("ok");
     assertThat(api.get("/readyz").status()).isEqualTo(200);

@@ -35,6 +35,7 @@ public abstract class StoreContract {
   protected MutableClock clock;
   protected Store store;
   protected Broker broker;
+  protected SimpleMeterRegistry registry;
 
   /** Prepares an empty database for the current test. */
   protected abstract void freshDatabase() throws Exception;
@@ -65,7 +66,8 @@ public abstract class StoreContract {
   private void boot() {
     store = openStore();
     store.start();
-    broker = new Broker(store, clock, BrokerOptions.defaults(), new SimpleMeterRegistry());
+    registry = new SimpleMeterRegistry();
+    broker = new Broker(store, clock, BrokerOptions.defaults(), registry);
     broker.startWithoutReapers();
   }
 
@@ -450,6 +452,236 @@ public abstract class StoreContract {
     assertThat(broker.stats("q").counts().depth()).isEqualTo(2);
     // Two messages came in; the replacement added none.
     assertThat(broker.stats("q").published()).isEqualTo(2);
+  }
+
+  private static Publish keyed(String body, String key) {
+    return new Publish(ContentType.JSON, body.getBytes(StandardCharsets.UTF_8), null, null, null,
+        null, null, key);
+  }
+
+  /** Publishes {@code body} with key "k", expecting a new message (not a replacement). */
+  private String publishNewKeyed(String body) {
+    PublishResult r = broker.publish("q", List.of(keyed(body, "k"))).get(0);
+    assertThat(r.replaced()).isFalse();
+    return r.id();
+  }
+
+  /** This process's count of {@code wharf_messages_replaced} for the queue. */
+  private double replaced(String queue) {
+    return registry.get("wharf_messages_replaced").tag("queue", queue).counter().count();
+  }
+
+  /** Every message of the queue, as {id: body}, written-back leases and all. */
+  private Map<String, String> bodies(String queue) {
+    Map<String, String> out = new java.util.LinkedHashMap<>();
+    for (Message m : broker.browse(queue, null, null, 0, 100)) {
+      out.put(m.id(), new String(m.payload(), StandardCharsets.UTF_8));
+    }
+    return out;
+  }
+
+  /**
+   * A leased message with key "k" and a newer one made beside it by a publish with that key: the
+   * lease of v1 ({@code d1}), v2's id.
+   */
+  private record Superseded(Delivery d1, String v2) {}
+
+  private Superseded leasedThenSuperseded() {
+    queue("q", null, null);
+    String v1 = publishNewKeyed("1");
+    Delivery d1 = receive("q", 1).get(0);
+    assertThat(d1.message().id()).isEqualTo(v1);
+    String v2 = publishNewKeyed("2");
+    assertThat(v2).isNotEqualTo(v1);
+    QueueStatsAssert.of(broker.stats("q").counts()).is(1, 0, 1, 0);
+    return new Superseded(d1, v2);
+  }
+
+  @Test
+  void aSupersededMessageNackedIsDeletedAndOnlyTheNewerIsDelivered() {
+    Superseded s = leasedThenSuperseded();
+    // The consumer is answered as for any nack.
+    assertThat(one(broker.settle().nack("q", List.of(s.d1().leaseId()), Duration.ZERO)))
+        .isEqualTo(Outcome.RETRIED);
+    QueueStatsAssert.of(broker.stats("q").counts()).is(1, 0, 0, 0);
+    assertThat(bodies("q")).containsExactly(Map.entry(s.v2(), "2"));
+    assertThat(replaced("q")).isEqualTo(1.0);
+    assertThat(broker.stats("q").nacked()).isZero();
+    List<Delivery> next = receive("q", 10);
+    assertThat(next).extracting(d -> d.message().id()).containsExactly(s.v2());
+    broker.settle().ack("q", List.of(next.get(0).leaseId()), false);
+    QueueStatsAssert.of(broker.stats("q").counts()).is(0, 0, 0, 0);
+    assertThat(receive("q", 10)).isEmpty();
+    restart();
+    QueueStatsAssert.of(broker.stats("q").counts()).is(0, 0, 0, 0);
+  }
+
+  @Test
+  void aSupersededMessageWhoseLeaseExpiresIsDeleted() {
+    Superseded s = leasedThenSuperseded();
+    clock.advance(Duration.ofSeconds(31));
+    reap();
+    QueueStatsAssert.of(broker.stats("q").counts()).is(1, 0, 0, 0);
+    assertThat(replaced("q")).isEqualTo(1.0);
+    assertThat(receive("q", 10)).extracting(d -> d.message().id()).containsExactly(s.v2());
+    assertThat(receive("q", 10)).isEmpty();
+    // Its lease is gone with it.
+    assertThat(one(broker.settle().ack("q", List.of(s.d1().leaseId()), false)))
+        .isEqualTo(Outcome.LEASE_NOT_FOUND);
+  }
+
+  @Test
+  void aSupersededMessageNackedWithADelayOrDeferredIsDeleted() {
+    Superseded s = leasedThenSuperseded();
+    assertThat(one(broker.settle().nack("q", List.of(s.d1().leaseId()), Duration.ofSeconds(10))))
+        .isEqualTo(Outcome.RETRIED);
+    QueueStatsAssert.of(broker.stats("q").counts()).is(1, 0, 0, 0);
+    clock.advance(Duration.ofSeconds(10));
+    List<Delivery> v2 = receive("q", 10);
+    assertThat(v2).extracting(d -> d.message().id()).containsExactly(s.v2());
+
+    // v2 is leased now: a third publish supersedes it, and v2's defer deletes it.
+    String v3 = publishNewKeyed("3");
+    assertThat(one(broker.settle().defer("q", List.of(v2.get(0).leaseId()), Duration.ofSeconds(5))))
+        .isEqualTo(Outcome.DEFERRED);
+    QueueStatsAssert.of(broker.stats("q").counts()).is(1, 0, 0, 0);
+    clock.advance(Duration.ofSeconds(5));
+    assertThat(receive("q", 10)).extracting(d -> d.message().id()).containsExactly(v3);
+    assertThat(replaced("q")).isEqualTo(2.0);
+    assertThat(broker.stats("q").nacked()).isZero();
+  }
+
+  @Test
+  void aSupersededMessageReleasedIsDeleted() {
+    Superseded s = leasedThenSuperseded();
+    assertThat(one(broker.settle().release("q", List.of(s.d1().leaseId()))))
+        .isEqualTo(Outcome.RELEASED);
+    QueueStatsAssert.of(broker.stats("q").counts()).is(1, 0, 0, 0);
+    assertThat(receive("q", 10)).extracting(d -> d.message().id()).containsExactly(s.v2());
+    assertThat(replaced("q")).isEqualTo(1.0);
+  }
+
+  @Test
+  void everyLeasedVersionOfTheKeyIsSupersededAndStaysSoAcrossARestart() {
+    Superseded s = leasedThenSuperseded();
+    Delivery d2 = receive("q", 1).get(0);
+    assertThat(d2.message().id()).isEqualTo(s.v2());
+    String v3 = publishNewKeyed("3");
+    // A ready version is replaced in place as before; the leased ones stay marked.
+    PublishResult v4 = broker.publish("q", List.of(keyed("4", "k"))).get(0);
+    assertThat(v4.replaced()).isTrue();
+    assertThat(v4.id()).isEqualTo(v3);
+    assertThat(replaced("q")).isEqualTo(1.0);
+    QueueStatsAssert.of(broker.stats("q").counts()).is(1, 0, 2, 0);
+    restart();
+    assertThat(broker.settle().nack("q", List.of(s.d1().leaseId(), d2.leaseId()), Duration.ZERO))
+        .extracting(LeaseOutcome::outcome)
+        .containsExactly(Outcome.RETRIED, Outcome.RETRIED);
+    QueueStatsAssert.of(broker.stats("q").counts()).is(1, 0, 0, 0);
+    // Counted by the restarted process alone: the two deleted.
+    assertThat(replaced("q")).isEqualTo(2.0);
+    List<Delivery> last = receive("q", 10);
+    assertThat(last).extracting(StoreContract::body).containsExactly("4");
+    assertThat(last).extracting(d -> d.message().id()).containsExactly(v3);
+  }
+
+  @Test
+  void theNewerAckedFirstTheSupersededNeverComesBack() {
+    Superseded s = leasedThenSuperseded();
+    Delivery d2 = receive("q", 1).get(0);
+    assertThat(d2.message().id()).isEqualTo(s.v2());
+    assertThat(one(broker.settle().ack("q", List.of(d2.leaseId()), false)))
+        .isEqualTo(Outcome.ACKED);
+    // Extending it works as for any lease.
+    assertThat(one(broker.settle().extend("q", List.of(s.d1().leaseId()), Duration.ofSeconds(60))))
+        .isEqualTo(Outcome.EXTENDED);
+    clock.advance(Duration.ofSeconds(31));
+    reap();
+    QueueStatsAssert.of(broker.stats("q").counts()).is(0, 0, 1, 0);
+    assertThat(one(broker.settle().nack("q", List.of(s.d1().leaseId()), Duration.ZERO)))
+        .isEqualTo(Outcome.RETRIED);
+    assertThat(receive("q", 10)).isEmpty();
+    QueueStatsAssert.of(broker.stats("q").counts()).is(0, 0, 0, 0);
+    assertThat(broker.browse("q", null, null, 0, 10)).isEmpty();
+    assertThat(replaced("q")).isEqualTo(1.0);
+  }
+
+  @Test
+  void aSupersededMessageAckedIsDoneAndTheNewerIsStillDelivered() {
+    Superseded s = leasedThenSuperseded();
+    assertThat(one(broker.settle().ack("q", List.of(s.d1().leaseId()), false)))
+        .isEqualTo(Outcome.ACKED);
+    QueueStatsAssert.of(broker.stats("q").counts()).is(1, 0, 0, 0);
+    assertThat(broker.stats("q").acked()).isEqualTo(1);
+    assertThat(replaced("q")).isZero();
+    Delivery d2 = receive("q", 10).get(0);
+    assertThat(d2.message().id()).isEqualTo(s.v2());
+    // Acked, it was no stale version: v2 is superseded all the same once v3 is made.
+    String v3 = publishNewKeyed("3");
+    broker.settle().nack("q", List.of(d2.leaseId()), Duration.ZERO);
+    assertThat(receive("q", 10)).extracting(d -> d.message().id()).containsExactly(v3);
+    assertThat(replaced("q")).isEqualTo(1.0);
+  }
+
+  @Test
+  void aSupersededMessageThatDiesGoesToTheDlqWithoutItsKeyOrMark() {
+    Superseded s = leasedThenSuperseded();
+    assertThat(one(broker.settle().dead("q", List.of(s.d1().leaseId()), "bad")))
+        .isEqualTo(Outcome.DEAD);
+    QueueStatsAssert.of(broker.stats("q").counts()).is(1, 0, 0, 0);
+    assertThat(broker.stats("q").dead()).isEqualTo(1);
+    Message dead = broker.deadLetters("q", 0, 10).get(0);
+    assertThat(dead.id()).isEqualTo(s.d1().message().id());
+    assertThat(dead.key()).isNull();
+    assertThat(replaced("q")).isZero();
+    // The DLQ's consumer nacks it: it is ready again there, as any message would be.
+    Delivery inDlq = receive("q.dlq", 1).get(0);
+    assertThat(one(broker.settle().nack("q.dlq", List.of(inDlq.leaseId()), Duration.ZERO)))
+        .isEqualTo(Outcome.RETRIED);
+    assertThat(receive("q.dlq", 1)).extracting(d -> d.message().id())
+        .containsExactly(s.d1().message().id());
+    QueueStatsAssert.of(broker.stats("q.dlq").counts()).is(0, 0, 1, 0);
+    // v2, leased and superseded in turn, is not moved there when its lease runs out.
+    Delivery d2 = receive("q", 10).get(0);
+    assertThat(d2.message().id()).isEqualTo(s.v2());
+    String v3 = publishNewKeyed("3");
+    clock.advance(Duration.ofSeconds(31));
+    reap();
+    assertThat(broker.stats("q").dead()).isEqualTo(1);
+    assertThat(receive("q", 10)).extracting(d -> d.message().id()).containsExactly(v3);
+  }
+
+  @Test
+  void aSupersededMessageOutOfAttemptsDiesWhetherNackedOrExpired() {
+    queue("q", 2, null);
+    String v1 = publishNewKeyed("1");
+    broker.settle().nack("q", List.of(receive("q", 1).get(0).leaseId()), Duration.ZERO);
+    Delivery d1 = receive("q", 1).get(0);
+    assertThat(d1.message().attempt()).isEqualTo(2);
+    String v2 = publishNewKeyed("2");
+    Delivery d2 = receive("q", 1).get(0);
+    assertThat(d2.message().attempt()).isEqualTo(1);
+    String v3 = publishNewKeyed("3");
+    broker.settle().nack("q", List.of(receive("q", 1).get(0).leaseId()), Duration.ZERO);
+    Delivery d3 = receive("q", 1).get(0);
+    assertThat(d3.message().id()).isEqualTo(v3);
+    assertThat(d3.message().attempt()).isEqualTo(2);
+    String v4 = publishNewKeyed("4");
+    QueueStatsAssert.of(broker.stats("q").counts()).is(1, 0, 3, 0);
+
+    // Out of attempts, v1 dies on its nack and v3 when its lease runs out; v2 is deleted.
+    assertThat(one(broker.settle().nack("q", List.of(d1.leaseId()), Duration.ZERO)))
+        .isEqualTo(Outcome.DEAD);
+    clock.advance(Duration.ofSeconds(31));
+    reap();
+    assertThat(broker.deadLetters("q", 0, 10)).extracting(Message::id).containsExactly(v1, v3);
+    assertThat(broker.stats("q").dead()).isEqualTo(2);
+    assertThat(broker.stats("q").deadLettered()).isEqualTo(2);
+    QueueStatsAssert.of(broker.stats("q").counts()).is(1, 0, 0, 0);
+    assertThat(broker.stats("q.dlq").counts().ready()).isEqualTo(2);
+    assertThat(replaced("q")).isEqualTo(1.0);
+    assertThat(receive("q", 10)).extracting(d -> d.message().id()).containsExactly(v4);
+    assertThat(d2.message().id()).isEqualTo(v2);
   }
 
   @Test

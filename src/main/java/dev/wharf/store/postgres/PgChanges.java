@@ -72,7 +72,10 @@ final class PgChanges {
     }
   }
 
-  /** To the DLQ, ready with attempt 0, or dropped when the queue has none. */
+  /**
+   * To the DLQ, ready with attempt 0, or dropped when the queue has none. It loses its key and
+   * any superseded mark, so that a lease a consumer of the DLQ takes on it ends as any other.
+   */
   Outcome toDead(PgHeld h, DeadLetterPolicy policy, String reason) throws SQLException {
     if (policy.deadLetterQueue() == null) {
       delete(h);
@@ -135,7 +138,8 @@ final class PgChanges {
           tx.prepare(
               "UPDATE messages m SET queue = u.q, state = 0, visible_at = ?, attempt = 0,"
                   + " lease_id = NULL, lease_until = NULL, expires_at = NULL, msg_key = NULL,"
-                  + " original_queue = m.queue, dead_reason = u.r, died_at = ?"
+                  + " superseded = false, original_queue = m.queue, dead_reason = u.r,"
+                  + " died_at = ?"
                   + " FROM unnest(?::int8[], ?::int4[], ?::text[], ?::text[]) AS u(s, st, q, r)"
                   + " WHERE m.seq = u.s AND m.state = u.st");
       ps.setLong(1, now);

@@ -125,6 +125,19 @@ final class PgPublish {
     }
   }
 
+  /**
+   * Every ready or leased row of a queue's key, locked. Spelled as an OR, not {@code IN}: so the
+   * plan joins the two partial indexes {@code m_key} and {@code m_key_leased}.
+   */
+  static final String KEY_ROWS =
+      "SELECT seq, state, superseded FROM messages WHERE queue = ? AND msg_key = ?"
+          + " AND (state = 0 OR state = 1) ORDER BY seq FOR UPDATE";
+
+  /**
+   * Replaces the key's newest ready message in place, or, when there is none, marks its leased
+   * ones superseded and returns null: the caller makes a new message, and a lease of theirs that
+   * ends without an ack then deletes them instead of making them ready again beside it.
+   */
   private static PublishResult replaceByKey(PgTx tx, String queue, NewMessage m)
       throws SQLException {
     // Serialises publishes of one key across lanes and nodes, so two cannot both insert.
@@ -139,12 +152,59 @@ final class PgPublish {
                 + " WHERE seq = (SELECT seq FROM messages WHERE queue = ? AND msg_key = ?"
                 + " AND state = 0 ORDER BY seq DESC LIMIT 1 FOR UPDATE)"
                 + " AND state = 0 RETURNING id");
+    upd.setString(5, queue);
+    upd.setString(6, m.key());
+    PublishResult replaced = replace(upd, m);
+    if (replaced != null) {
+      return replaced;
+    }
+    // None was ready when that statement began. Settles, claims and reapers do not take the
+    // key's lock, so a lease may have ended or begun since: every row of the key, ready or
+    // leased, is locked and read as it is now, and nothing moves it until this commits.
+    PreparedStatement live = tx.prepare(KEY_ROWS);
+    live.setString(1, queue);
+    live.setString(2, m.key());
+    long newestReady = -1;
+    List<Long> leased = new ArrayList<>();
+    try (ResultSet rs = live.executeQuery()) {
+      while (rs.next()) {
+        if (rs.getInt(2) == READY) {
+          newestReady = rs.getLong(1);
+        } else if (!rs.getBoolean(3)) {
+          leased.add(rs.getLong(1));
+        }
+      }
+    }
+    if (newestReady >= 0) {
+      PreparedStatement bySeq =
+          tx.prepare(
+              "UPDATE messages SET content_type = ?, payload = ?, headers = ?, metadata = ?"
+                  + " WHERE seq = ? AND state = 0 RETURNING id");
+      bySeq.setLong(5, newestReady);
+      replaced = replace(bySeq, m);
+      if (replaced == null) {
+        throw new SQLException("key upsert lost its locked row " + newestReady);
+      }
+      return replaced;
+    }
+    if (!leased.isEmpty()) {
+      PreparedStatement mark =
+          tx.prepare(
+              "UPDATE messages SET superseded = true WHERE seq = ANY(?::int8[]) AND state = 1");
+      mark.setArray(1, tx.array("int8", leased.toArray(new Long[0])));
+      if (mark.executeUpdate() != leased.size()) {
+        throw new SQLException("superseding lost rows it had locked");
+      }
+    }
+    return null;
+  }
+
+  /** Runs an upsert whose first four parameters are the new content; null if it found no row. */
+  private static PublishResult replace(PreparedStatement upd, NewMessage m) throws SQLException {
     upd.setInt(1, m.contentType().ordinal());
     upd.setBytes(2, m.payload());
     upd.setString(3, MessageRows.headers(m.headers()));
     upd.setString(4, m.metadata());
-    upd.setString(5, queue);
-    upd.setString(6, m.key());
     try (ResultSet rs = upd.executeQuery()) {
       return rs.next() ? new PublishResult(rs.getString(1), false, true) : null;
     }

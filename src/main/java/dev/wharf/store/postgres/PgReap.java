@@ -59,18 +59,23 @@ final class PgReap {
     Map<String, Integer> visible = new HashMap<>();
     Map<String, Integer> dead = new HashMap<>();
     Map<String, Integer> dropped = new HashMap<>();
+    Map<String, Integer> superseded = new HashMap<>();
     for (PgHeld h : due) {
       DeadLetterPolicy policy = r.policies().apply(h.queue());
       if (policy.attemptsUsedUp(h.attempt())) {
         Outcome o = changes.toDead(h, policy, "max_attempts_exceeded");
         (o == Outcome.DEAD ? dead : dropped).merge(h.queue(), 1, Integer::sum);
+      } else if (h.superseded()) {
+        // A newer publish with its key was made while it was leased: it is not ready again.
+        changes.delete(h);
+        superseded.merge(h.queue(), 1, Integer::sum);
       } else {
         changes.toReady(h, now, 0);
         visible.merge(h.queue(), 1, Integer::sum);
       }
     }
     changes.flush();
-    return new ReapResult(visible, dead, dropped, Map.of(), due.size());
+    return new ReapResult(visible, dead, dropped, Map.of(), superseded, due.size());
   }
 
   static ReapResult expireTtl(PgTx tx, Instant at, int limit) throws SQLException {
@@ -97,7 +102,7 @@ final class PgReap {
         throw new SQLException("TTL expiry lost rows it had locked");
       }
     }
-    return new ReapResult(Map.of(), Map.of(), Map.of(), expired, seqs.size());
+    return new ReapResult(Map.of(), Map.of(), Map.of(), expired, Map.of(), seqs.size());
   }
 
   static int deleteExpired(PgTx tx, Instant before, int limit) throws SQLException {

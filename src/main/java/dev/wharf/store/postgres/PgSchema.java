@@ -90,6 +90,16 @@ final class PgSchema {
               """
               ALTER TABLE counters SET (autovacuum_vacuum_scale_factor = 0,
                 autovacuum_vacuum_threshold = 1000)
+              """),
+          // Version 2: a leased message that a publish with its key could not replace is marked
+          // superseded, and deleted instead of made ready again when its lease ends without an
+          // ack. The publish finds the key's leased rows through m_key_leased. A column with a
+          // constant default is added without rewriting the table.
+          List.of(
+              "ALTER TABLE messages ADD COLUMN superseded boolean NOT NULL DEFAULT false",
+              """
+              CREATE INDEX m_key_leased ON messages(queue, msg_key)
+                WHERE msg_key IS NOT NULL AND state = 1
               """));
 
   private PgSchema() {}

@@ -140,20 +140,13 @@ final class PgSettle {
           String reason = r.reason() != null ? r.reason() : "max_attempts_exceeded";
           yield LeaseOutcome.of(leaseId, dead(changes, rows, r, h, reason));
         }
-        changes.toReady(h, r.visibleAt().toEpochMilli(), 0);
-        rows.put(h.seq(), h.ready(0));
-        yield LeaseOutcome.of(leaseId, Outcome.RETRIED);
+        yield toReadyOrGone(
+            changes, rows, h, r.visibleAt().toEpochMilli(), 0, leaseId, Outcome.RETRIED);
       }
-      case DEFER -> {
-        changes.toReady(h, r.visibleAt().toEpochMilli(), -1);
-        rows.put(h.seq(), h.ready(-1));
-        yield LeaseOutcome.of(leaseId, Outcome.DEFERRED);
-      }
-      case RELEASE -> {
-        changes.toReady(h, now, -1);
-        rows.put(h.seq(), h.ready(-1));
-        yield LeaseOutcome.of(leaseId, Outcome.RELEASED);
-      }
+      case DEFER ->
+          toReadyOrGone(
+              changes, rows, h, r.visibleAt().toEpochMilli(), -1, leaseId, Outcome.DEFERRED);
+      case RELEASE -> toReadyOrGone(changes, rows, h, now, -1, leaseId, Outcome.RELEASED);
       case DEAD -> {
         String reason = r.reason() != null ? r.reason() : "nacked_dead";
         yield LeaseOutcome.of(leaseId, dead(changes, rows, r, h, reason));
@@ -162,10 +155,28 @@ final class PgSettle {
         long until = Math.max(h.leaseUntil(), r.leaseUntil().toEpochMilli());
         changes.extend(h, until);
         rows.put(h.seq(), new PgHeld(h.seq(), h.queue(), h.state(), h.leaseId(), until,
-            h.attempt(), h.originalQueue()));
+            h.attempt(), h.originalQueue(), h.superseded()));
         yield new LeaseOutcome(leaseId, Outcome.EXTENDED, Instant.ofEpochMilli(until));
       }
     };
+  }
+
+  /**
+   * A lease ends without an ack and its message would be ready again: so it is, unless a newer
+   * publish with its key superseded it while it was leased. Then it is deleted, and the consumer
+   * is answered {@code outcome} all the same.
+   */
+  private static LeaseOutcome toReadyOrGone(PgChanges changes, Map<Long, PgHeld> rows,
+      PgHeld h, long visibleAt, int attemptChange, String leaseId, Outcome outcome)
+      throws SQLException {
+    if (h.superseded()) {
+      changes.delete(h);
+      rows.remove(h.seq());
+      return LeaseOutcome.ofSuperseded(leaseId, outcome);
+    }
+    changes.toReady(h, visibleAt, attemptChange);
+    rows.put(h.seq(), h.ready(attemptChange));
+    return LeaseOutcome.of(leaseId, outcome);
   }
 
   private static Outcome dead(PgChanges changes, Map<Long, PgHeld> rows, SettleRequest r,

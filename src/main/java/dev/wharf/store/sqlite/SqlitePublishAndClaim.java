@@ -83,6 +83,7 @@ final class SqlitePublishAndClaim {
       row = findByKey(tx, queue, m.key());
     }
     if (row == null) {
+      supersedeLeased(tx, queue, m.key());
       return null;
     }
     PreparedStatement upd =
@@ -99,6 +100,23 @@ final class SqlitePublishAndClaim {
     }
     tx.upserted(row.seq());
     return new PublishResult(row.id(), false, true);
+  }
+
+  /**
+   * A new message is made for this key: the queue's leased messages with the key are marked, so
+   * that a lease of theirs that ends without an ack deletes them instead of making them ready
+   * again beside the newer one ({@code SqliteSettle}, {@code SqliteReap}). Every one of them is in
+   * its row as leased by now: a lease of the key's held in memory is a ready row that {@link
+   * #findByKey} finds, and the queue's leases were written back then.
+   */
+  private static void supersedeLeased(Tx tx, String queue, String key) throws SQLException {
+    PreparedStatement ps =
+        tx.prepare(
+            "UPDATE messages INDEXED BY m_key_leased SET superseded = 1"
+                + " WHERE queue = ? AND msg_key = ? AND state = 1 AND superseded = 0");
+    ps.setString(1, queue);
+    ps.setString(2, key);
+    ps.executeUpdate();
   }
 
   private record KeyedRow(long seq, String id) {}

@@ -31,34 +31,39 @@ final class SqliteReap {
     tx.leases.writeBackDue(tx, now);
     PreparedStatement ps =
         tx.prepare(
-            "SELECT seq, queue, state, lease_id, lease_until, attempt, original_queue"
-                + " FROM messages INDEXED BY m_leased WHERE state = 1 AND lease_until <= ?"
-                + " ORDER BY lease_until LIMIT ?");
+            "SELECT seq, queue, state, lease_id, lease_until, attempt, original_queue,"
+                + " superseded FROM messages INDEXED BY m_leased"
+                + " WHERE state = 1 AND lease_until <= ? ORDER BY lease_until LIMIT ?");
     ps.setLong(1, now);
     ps.setInt(2, r.limit());
     List<Held> due = held(ps);
     Map<String, Integer> visible = new HashMap<>();
     Map<String, Integer> dead = new HashMap<>();
     Map<String, Integer> dropped = new HashMap<>();
+    Map<String, Integer> superseded = new HashMap<>();
     for (Held h : due) {
       DeadLetterPolicy policy = r.policies().apply(h.queue());
       if (policy.attemptsUsedUp(h.attempt())) {
         Outcome o = SqliteSettle.toDead(tx, h, policy, "max_attempts_exceeded", now);
         (o == Outcome.DEAD ? dead : dropped).merge(h.queue(), 1, Integer::sum);
+      } else if (h.superseded()) {
+        // A newer publish with its key was made while it was leased: it is not ready again.
+        SqliteSettle.delete(tx, h);
+        superseded.merge(h.queue(), 1, Integer::sum);
       } else {
         SqliteSettle.toReady(tx, h, now, 0);
         visible.merge(h.queue(), 1, Integer::sum);
       }
     }
-    return new ReapResult(visible, dead, dropped, Map.of(), due.size());
+    return new ReapResult(visible, dead, dropped, Map.of(), superseded, due.size());
   }
 
   static ReapResult expireTtl(Tx tx, Instant at, int limit) throws SQLException {
     tx.leases.writeBackTtlDue(tx, at.toEpochMilli());
     PreparedStatement ps =
         tx.prepare(
-            "SELECT seq, queue, state, lease_id, coalesce(lease_until, 0), attempt, original_queue"
-                + " FROM messages INDEXED BY m_ttl"
+            "SELECT seq, queue, state, lease_id, coalesce(lease_until, 0), attempt, original_queue,"
+                + " 0 FROM messages INDEXED BY m_ttl"
                 + " WHERE expires_at IS NOT NULL AND state < 2 AND expires_at <= ? LIMIT ?");
     ps.setLong(1, at.toEpochMilli());
     ps.setInt(2, limit);
@@ -76,13 +81,13 @@ final class SqliteReap {
           h.originalQueue());
       expired.merge(h.queue(), 1, Integer::sum);
     }
-    return new ReapResult(Map.of(), Map.of(), Map.of(), expired, due.size());
+    return new ReapResult(Map.of(), Map.of(), Map.of(), expired, Map.of(), due.size());
   }
 
   static int deleteExpired(Tx tx, Instant before, int limit) throws SQLException {
     PreparedStatement ps =
         tx.prepare(
-            "SELECT seq, queue, state, lease_id, 0, attempt, original_queue"
+            "SELECT seq, queue, state, lease_id, 0, attempt, original_queue, 0"
                 + " FROM messages INDEXED BY m_expired WHERE state = 2 AND expires_at <= ? LIMIT ?");
     ps.setLong(1, before.toEpochMilli());
     ps.setInt(2, limit);
@@ -110,7 +115,7 @@ final class SqliteReap {
     List<Held> due = new ArrayList<>();
     List<String> skipped = new ArrayList<>();
     String select =
-        "SELECT seq, queue, state, lease_id, 0, attempt, original_queue FROM messages"
+        "SELECT seq, queue, state, lease_id, 0, attempt, original_queue, 0 FROM messages"
             + " WHERE queue = ? AND original_queue = ? AND state = 0";
     if (r.ids() == null) {
       PreparedStatement ps = tx.prepare(select + " ORDER BY seq LIMIT ?");
@@ -164,7 +169,7 @@ final class SqliteReap {
     try (ResultSet rs = ps.executeQuery()) {
       while (rs.next()) {
         out.add(new Held(rs.getLong(1), rs.getString(2), rs.getInt(3), rs.getString(4),
-            rs.getLong(5), rs.getInt(6), rs.getString(7)));
+            rs.getLong(5), rs.getInt(6), rs.getString(7), rs.getBoolean(8)));
       }
     }
     return out;

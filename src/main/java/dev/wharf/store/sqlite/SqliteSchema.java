@@ -69,7 +69,7 @@ public final class SqliteSchema {
   }
 
   private static final List<Step> MIGRATIONS =
-      List.of(SqliteSchema::version1, SqliteSchema::idsCarrySeq);
+      List.of(SqliteSchema::version1, SqliteSchema::idsCarrySeq, SqliteSchema::supersededByKey);
 
   private static void version1(Statement s) throws SQLException {
     s.execute("""
@@ -121,6 +121,19 @@ public final class SqliteSchema {
     s.execute("INSERT INTO seq_reserved VALUES (" + legacyUpTo + ")");
   }
 
+  /**
+   * Version 3: a leased message that a publish with its key could not replace is marked {@code
+   * superseded}, and deleted instead of made ready again when its lease ends without an ack. The
+   * publish finds those leased rows by key through {@code m_key_leased}. Added after the copy of
+   * version 2, which copies the columns that version knew; only a leased row is ever marked.
+   */
+  private static void supersededByKey(Statement s) throws SQLException {
+    s.execute("ALTER TABLE messages ADD COLUMN superseded INTEGER NOT NULL DEFAULT 0");
+    s.execute(
+        "CREATE INDEX m_key_leased ON messages(queue, msg_key)"
+            + " WHERE msg_key IS NOT NULL AND state = 1");
+  }
+
   private SqliteSchema() {}
 
   public static void migrate(Connection c) throws SQLException {
@@ -145,7 +158,8 @@ public final class SqliteSchema {
     boolean upgrade = version > 0 && version < target;
     if (upgrade) {
       LOG.info("upgrading the database from schema version " + version + " to " + target
-          + ": the messages table is copied, seconds for every million messages queued");
+          + ": the messages table is copied or indexed, seconds for every million messages"
+          + " queued");
     }
     for (int v = version; v < target; v++) {
       c.setAutoCommit(false);

@@ -27,9 +27,12 @@ final class SqliteSettle {
   private static final int READY = MessageState.READY.code();
   private static final int LEASED = MessageState.LEASED.code();
 
-  /** The columns of a row a settle needs to decide. */
+  /**
+   * The columns of a row a settle needs to decide. {@code superseded}: a newer publish with its
+   * key was made while it was leased (set on leased rows only; see {@link #toReadyOrGone}).
+   */
   record Held(long seq, String queue, int state, String leaseId, long leaseUntil, int attempt,
-      String originalQueue) {}
+      String originalQueue, boolean superseded) {}
 
   private SqliteSettle() {}
 
@@ -196,8 +199,8 @@ final class SqliteSettle {
     }
     PreparedStatement ps =
         tx.prepare(
-            "SELECT seq, queue, state, lease_id, lease_until, attempt, original_queue"
-                + " FROM messages WHERE seq IN (" + placeholders(seqs.size()) + ")");
+            "SELECT seq, queue, state, lease_id, lease_until, attempt, original_queue,"
+                + " superseded FROM messages WHERE seq IN (" + placeholders(seqs.size()) + ")");
     for (int i = 0; i < seqs.size(); i++) {
       ps.setLong(i + 1, seqs.get(i));
     }
@@ -205,7 +208,7 @@ final class SqliteSettle {
       while (rs.next()) {
         long seq = rs.getLong(1);
         rows.put(seq, new Held(seq, rs.getString(2), rs.getInt(3), rs.getString(4),
-            rs.getLong(5), rs.getInt(6), rs.getString(7)));
+            rs.getLong(5), rs.getInt(6), rs.getString(7), rs.getBoolean(8)));
       }
     }
     for (long seq : seqs) {
@@ -254,17 +257,11 @@ final class SqliteSettle {
           String reason = r.reason() != null ? r.reason() : "max_attempts_exceeded";
           yield LeaseOutcome.of(leaseId, toDead(tx, h, r.policy(), reason, now));
         }
-        toReady(tx, h, r.visibleAt().toEpochMilli(), 0);
-        yield LeaseOutcome.of(leaseId, Outcome.RETRIED);
+        yield toReadyOrGone(tx, h, r.visibleAt().toEpochMilli(), 0, leaseId, Outcome.RETRIED);
       }
-      case DEFER -> {
-        toReady(tx, h, r.visibleAt().toEpochMilli(), -1);
-        yield LeaseOutcome.of(leaseId, Outcome.DEFERRED);
-      }
-      case RELEASE -> {
-        toReady(tx, h, now, -1);
-        yield LeaseOutcome.of(leaseId, Outcome.RELEASED);
-      }
+      case DEFER ->
+          toReadyOrGone(tx, h, r.visibleAt().toEpochMilli(), -1, leaseId, Outcome.DEFERRED);
+      case RELEASE -> toReadyOrGone(tx, h, now, -1, leaseId, Outcome.RELEASED);
       case DEAD -> {
         String reason = r.reason() != null ? r.reason() : "nacked_dead";
         yield LeaseOutcome.of(leaseId, toDead(tx, h, r.policy(), reason, now));
@@ -281,13 +278,31 @@ final class SqliteSettle {
     };
   }
 
+  /**
+   * A lease ends without an ack and its message would be ready again: so it is, unless a newer
+   * publish with its key superseded it while it was leased. Then it is deleted, and the consumer
+   * is answered {@code outcome} all the same. A lease held in memory is never superseded: the
+   * keyed publish wrote back the leases of its queue before it marked any ({@code
+   * SqlitePublishAndClaim.replaceByKey}).
+   */
+  private static LeaseOutcome toReadyOrGone(
+      Tx tx, Held h, long visibleAt, int attemptChange, String leaseId, Outcome outcome)
+      throws SQLException {
+    if (h.superseded()) {
+      delete(tx, h);
+      return LeaseOutcome.ofSuperseded(leaseId, outcome);
+    }
+    toReady(tx, h, visibleAt, attemptChange);
+    return LeaseOutcome.of(leaseId, outcome);
+  }
+
   static Held held(Tx tx, long seq) throws SQLException {
     if (seq < 0) {
       return null;
     }
     PreparedStatement ps =
         tx.prepare(
-            "SELECT queue, state, lease_id, lease_until, attempt, original_queue"
+            "SELECT queue, state, lease_id, lease_until, attempt, original_queue, superseded"
                 + " FROM messages WHERE seq = ?");
     ps.setLong(1, seq);
     try (ResultSet rs = ps.executeQuery()) {
@@ -296,7 +311,7 @@ final class SqliteSettle {
       }
       return new Held(
           seq, rs.getString(1), rs.getInt(2), rs.getString(3), rs.getLong(4), rs.getInt(5),
-          rs.getString(6));
+          rs.getString(6), rs.getBoolean(7));
     }
   }
 
@@ -325,7 +340,11 @@ final class SqliteSettle {
     tx.leases.madeReady(tx, h.queue(), visibleAt, h.seq());
   }
 
-  /** Moves a message to its DLQ, ready with attempt 0, or drops it when there is no DLQ. */
+  /**
+   * Moves a message to its DLQ, ready with attempt 0, or drops it when there is no DLQ. A
+   * superseded one dies as any other and loses its mark with its key, so that a lease a consumer
+   * of the DLQ takes on it ends as any other lease.
+   */
   static Outcome toDead(Tx tx, Held h, DeadLetterPolicy policy, String reason, long now)
       throws SQLException {
     if (policy.deadLetterQueue() == null) {
@@ -337,7 +356,8 @@ final class SqliteSettle {
         tx.prepare(
             "UPDATE messages SET queue = ?, state = 0, visible_at = ?, attempt = 0,"
                 + " lease_id = NULL, lease_until = NULL, expires_at = NULL, msg_key = NULL,"
-                + " original_queue = ?, dead_reason = ?, died_at = ? WHERE seq = ? AND state = ?");
+                + " superseded = 0, original_queue = ?, dead_reason = ?, died_at = ?"
+                + " WHERE seq = ? AND state = ?");
     ps.setString(1, policy.deadLetterQueue());
     ps.setLong(2, now);
     ps.setString(3, h.queue());

@@ -624,7 +624,8 @@ public final class SqliteStore implements Store {
       }
       SqliteSettle.delete(
           tx,
-          new SqliteSettle.Held(rs.getLong(1), queue, rs.getInt(2), null, 0, 0, rs.getString(3)));
+          new SqliteSettle.Held(
+              rs.getLong(1), queue, rs.getInt(2), null, 0, 0, rs.getString(3), false));
       return true;
     }
   }

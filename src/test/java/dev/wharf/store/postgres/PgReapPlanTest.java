@@ -15,7 +15,8 @@ import org.junit.jupiter.api.Test;
 /**
  * The reapers run every 100 ms on a table that may hold millions of rows: each of their picks
  * must walk its partial index, also while the statistics still describe the table as it was
- * before a burst of publishes (autovacuum has not analysed it yet).
+ * before a burst of publishes (autovacuum has not analysed it yet). So must a keyed publish's
+ * read of the rows of its key.
  */
 class PgReapPlanTest {
   private static final int ROWS = 50_000;
@@ -62,6 +63,22 @@ class PgReapPlanTest {
       assertThat(plan(sql, 1_000)).as(sql).doesNotContain("Seq Scan");
     }
     assertThat(plan(PgReap.EXPIRE_BY_SEQ, null)).doesNotContain("Seq Scan");
+  }
+
+  @Test
+  void aKeyedPublishFindsTheKeysRowsThroughItsIndexes() throws SQLException {
+    try (Connection c = connect();
+        PreparedStatement ps = c.prepareStatement("EXPLAIN " + PgPublish.KEY_ROWS)) {
+      ps.setString(1, "q");
+      ps.setString(2, "k");
+      StringBuilder out = new StringBuilder();
+      try (ResultSet rs = ps.executeQuery()) {
+        while (rs.next()) {
+          out.append(rs.getString(1)).append('\n');
+        }
+      }
+      assertThat(out.toString()).doesNotContain("Seq Scan").contains("m_key_leased");
+    }
   }
 
   /** The plan of a reaper statement; {@code limit} null means it takes an array of keys. */
