@@ -62,7 +62,7 @@ public final class WharfApp implements AutoCloseable {
 
       for (QueueConfig q : config.queues().values()) {
         step = "apply queue " + q.name();
-        broker.applyConfiguredQueue(q.name(), q.settings());
+        broker.applyConfiguredQueue(q.name(), q.settings(), q.named());
       }
 
       step = "listen on " + config.server().host() + ":" + config.server().port();

@@ -2,12 +2,18 @@ package dev.wharf.config;
 
 import com.fasterxml.jackson.databind.JsonNode;
 import dev.wharf.core.QueueSettings;
+import dev.wharf.core.QueueSettingsPatch;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;
+import java.util.Optional;
 
-/** One entry of the {@code queues} section: the queue's settings and how webhooks reach it. */
-public record QueueConfig(String name, QueueSettings settings, QueueIngest ingest) {
+/**
+ * One entry of the {@code queues} section: the queue's settings (defaults where the entry is
+ * silent), the settings the entry names, and how webhooks reach it.
+ */
+public record QueueConfig(
+    String name, QueueSettings settings, QueueSettingsPatch named, QueueIngest ingest) {
 
   static QueueConfig read(String name, ConfigNode n) {
     QueueSettings d = QueueSettings.defaultsFor(name);
@@ -29,6 +35,16 @@ public record QueueConfig(String name, QueueSettings settings, QueueIngest inges
     }
     QueueIngest ingest = readIngest(n);
     n.rejectUnknown();
+    // What the entry says, apart from the defaults: a queue that already exists takes only these.
+    QueueSettingsPatch named =
+        new QueueSettingsPatch(
+            n.has("visibility_timeout") ? visibility : null,
+            n.has("max_visibility_timeout") ? maxVisibility : null,
+            n.has("max_attempts") ? maxAttempts : null,
+            n.has("dead_letter_queue") ? Optional.ofNullable(dlq) : null,
+            n.has("delay") ? delay : null,
+            n.has("ttl") ? Optional.ofNullable(ttl) : null,
+            n.has("consumer_tokens") || n.has("api_key") ? List.copyOf(tokens) : null);
 
     QueueSettings settings =
         new QueueSettings(visibility, maxVisibility, maxAttempts, dlq, delay, ttl, tokens);
@@ -36,7 +52,7 @@ public record QueueConfig(String name, QueueSettings settings, QueueIngest inges
       // Core phrases problems as "field: reason"; the field is under this queue's path.
       n.problems().add(n.path() + "." + problem);
     }
-    return new QueueConfig(name, settings, ingest);
+    return new QueueConfig(name, settings, named, ingest);
   }
 
   /** A name, or {@code ""}/{@code false} for none (dead messages are then dropped). */

@@ -182,15 +182,29 @@ public final class Broker implements AutoCloseable {
   }
 
   /**
-   * Applies a queue from the config file at start-up. The file wins when it changed since it was
-   * last applied; otherwise changes made through the API are kept.
+   * Applies a queue from the config file at start-up: {@code settings} makes a queue that does not
+   * exist; one that does takes the settings its entry names ({@code named}), when the entry
+   * changed since it was last applied. Changes made through the API to settings the entry does
+   * not name are kept: an entry added for a queue made through the API, or one whose other keys
+   * changed, never resets its consumer tokens or limits to the defaults.
+   *
+   * @throws BrokerException.Invalid when the named settings and the queue's others do not go
+   *     together (a delay as long as the TTL, say)
    */
-  public void applyConfiguredQueue(String queue, QueueSettings settings) {
+  public void applyConfiguredQueue(
+      String queue, QueueSettings settings, QueueSettingsPatch named) {
     String hash = Integer.toHexString(SettingsCodec.toJson(settings).hashCode());
     QueueSettings current = queues.find(queue);
     if (current == null || !hash.equals(queues.configHash(queue))) {
-      queues.put(queue, settings, hash);
-      settingsChanged(queue, current, settings);
+      QueueSettings next = current == null ? settings : named.applyTo(current);
+      List<String> problems = next.problems(queue);
+      if (!problems.isEmpty()) {
+        throw new BrokerException.Invalid("the config file's settings for queue " + queue
+            + ", with those it does not name as they stand, do not go together: "
+            + String.join("; ", problems) + " (name them in the file)");
+      }
+      queues.put(queue, next, hash);
+      settingsChanged(queue, current, next);
     }
     watch(queue);
   }

@@ -47,6 +47,41 @@ class WharfAppTest {
     }
   }
 
+  /**
+   * A queue made and tuned through the API, then given an entry in the file: the entry sets what
+   * it names and nothing else, so the tokens the API gave it are not dropped to the defaults.
+   */
+  @Test
+  void aFileEntryForAQueueMadeThroughTheApiSetsOnlyWhatItNames() throws Exception {
+    String storage = "storage: {path: '" + dir.resolve("f.db") + "'}\n";
+    HttpClient client = HttpClient.newHttpClient();
+    try (WharfApp app = WharfApp.start(config("server: {port: 0}\n" + storage))) {
+      assertThat(send(client, app, "PUT", "/v1/queues/apiq",
+          "{\"consumer_tokens\": [\"secret-tok\"], \"max_attempts\": 9, \"delay\": \"2s\"}")
+          .statusCode()).isEqualTo(201);
+    }
+    try (WharfApp app = WharfApp.start(config("server: {port: 0}\n" + storage
+        + "queues: {apiq: {}}\n"))) {
+      var s = app.broker().settings("apiq");
+      assertThat(s.consumerTokens()).containsExactly("secret-tok");
+      assertThat(s.maxAttempts()).isEqualTo(9);
+    }
+    // A key the entry names is set; the others keep what the API made them.
+    try (WharfApp app = WharfApp.start(config("server: {port: 0}\n" + storage
+        + "queues: {apiq: {max_attempts: 3}}\n"))) {
+      var s = app.broker().settings("apiq");
+      assertThat(s.maxAttempts()).isEqualTo(3);
+      assertThat(s.consumerTokens()).containsExactly("secret-tok");
+      assertThat(s.delay()).hasSeconds(2);
+    }
+    // Named settings that do not go with the stored ones stop the start, saying which.
+    assertThatThrownBy(() -> WharfApp.start(config("server: {port: 0}\n" + storage
+        + "queues: {apiq: {max_attempts: 4, ttl: 1s}}\n")))
+        .isInstanceOf(StartupException.class)
+        .hasMessageContaining("queue apiq")
+        .hasMessageContaining("ttl");
+  }
+
   @Test
   void aHostThatDoesNotResolveIsSaidSo() {
     WharfConfig cfg =
