@@ -603,7 +603,32 @@ public final class Broker implements AutoCloseable {
       String queue, int max, Duration lease, Instant now) {
     ClaimRequest claim =
         new ClaimRequest(queue, max, now, now.plus(lease), options.maxReceiveBytes());
-    return guarded(() -> store.messagesClaimAsync(claim));
+    return guarded(() -> store.messagesClaimAsync(claim))
+        .thenApply(got -> {
+          passOnWakeIfCutByBytes(queue, max, got);
+          return got;
+        });
+  }
+
+  /**
+   * A claim that stopped short of its count where one more message like its largest would not
+   * have fit may have left messages behind: the wake that sent it counted on it taking them all,
+   * so one more parked consumer is woken to take what is left (it parks again if nothing is).
+   */
+  private void passOnWakeIfCutByBytes(String queue, int max, List<Delivery> got) {
+    if (got.isEmpty() || got.size() >= max || !waiters.hasWaiters(queue)) {
+      return;
+    }
+    long bytes = 0;
+    long largest = 0;
+    for (Delivery d : got) {
+      long size = ClaimRequest.size(d.message());
+      bytes += size;
+      largest = Math.max(largest, size);
+    }
+    if (bytes + largest > options.maxReceiveBytes()) {
+      waiters.wake(queue, 1);
+    }
   }
 
   /** Whether the store knows the queue holds nothing ready; a store that fails knows nothing. */

@@ -58,6 +58,38 @@ class ReceiveByteBoundTest {
     assertThat(server.api.get("/v1/queues/q").json().at("/stats/leased").asInt()).isEqualTo(3);
   }
 
+  /**
+   * Parked receives handed a batch bigger than the byte bound lets one take: each one cut short by
+   * the bound wakes another, so none of the messages waits for a receive's wait to run out.
+   */
+  @Test
+  void messagesABoundedReceiveLeftBehindGoToTheOtherParkedReceives() throws Exception {
+    try (var pool = java.util.concurrent.Executors.newVirtualThreadPerTaskExecutor()) {
+      java.util.List<java.util.concurrent.Future<JsonNode>> parked = new java.util.ArrayList<>();
+      for (int i = 0; i < 3; i++) {
+        int parkedBefore = i;
+        parked.add(pool.submit(() -> received("{\"max\": 10, \"wait\": \"25s\"}")));
+        // In the queue's list, oldest first: the publish hands over to the first.
+        long deadline = System.nanoTime() + 10_000_000_000L;
+        while (server.broker.waitingConsumers("q") == parkedBefore
+            && System.nanoTime() < deadline) {
+          Thread.onSpinWait();
+        }
+      }
+      assertThat(server.broker.waitingConsumers("q")).isEqualTo(3);
+      String one = "{\"content_type\":\"text\",\"body\":\"" + "y".repeat(400) + "\"}";
+      assertThat(server.api.post("/v1/queues/q/messages",
+          "{\"messages\":[" + String.join(",", java.util.Collections.nCopies(5, one)) + "]}")
+          .status()).isEqualTo(201);
+      int got = 0;
+      for (var p : parked) {
+        // Far less than the 25 s wait: a receive left parked would answer only then.
+        got += p.get(10, java.util.concurrent.TimeUnit.SECONDS).size();
+      }
+      assertThat(got).isEqualTo(5);
+    }
+  }
+
   private JsonNode received(String request) {
     Api.Reply r = server.api.post("/v1/queues/q/receive", request);
     assertThat(r.status()).isEqualTo(200);
