@@ -64,8 +64,12 @@ public final class Fields {
     if (n == null) {
       return null;
     }
-    if (!n.isIntegralNumber() || !n.canConvertToInt()) {
+    if (!n.isIntegralNumber()) {
       throw wrongType(name, "an integer");
+    }
+    if (!n.canConvertToInt()) {
+      // An integer all the same: say it is out of range, not of the wrong kind.
+      throw ApiError.invalidBody(name(name) + " is out of range, got " + n.asText());
     }
     return n.intValue();
   }

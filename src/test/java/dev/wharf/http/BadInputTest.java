@@ -112,6 +112,7 @@ class BadInputTest {
           # receive
           POST | /v1/queues/q/receive | {"max": 0}                                 | 400 | invalid_body | max must be between 1 and 100, got 0
           POST | /v1/queues/q/receive | {"max": 101}                               | 400 | invalid_body | max must be between 1 and 100, got 101
+          POST | /v1/queues/q/receive | {"max": 1099511627776}                     | 400 | invalid_body | max is out of range, got 1099511627776
           POST | /v1/queues/q/receive | {"max": 1} {}                              | 400 | invalid_body | malformed JSON: more than one value
           POST | /v1/queues/q/receive | {"max": Infinity}                          | 400 | invalid_body | malformed JSON: Infinity is not a JSON number
           POST | /v1/queues/q/receive | {"max": "ten"}                             | 400 | invalid_body | max
