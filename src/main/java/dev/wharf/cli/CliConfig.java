@@ -26,6 +26,15 @@ final class CliConfig {
   }
 
   static WharfConfig load(Path explicit, Map<String, String> env) {
+    return load(explicit, env, false);
+  }
+
+  /** Only the server and auth sections, for a command that talks to a running server. */
+  static WharfConfig loadForClient(Path explicit, Map<String, String> env) {
+    return load(explicit, env, true);
+  }
+
+  private static WharfConfig load(Path explicit, Map<String, String> env, boolean client) {
     Path file = fileFor(explicit);
     if (file == null) {
       return WharfConfig.defaults();
@@ -34,7 +43,8 @@ final class CliConfig {
       throw new CliException(CliException.FAILED, "no config file at " + file);
     }
     try {
-      return new ConfigLoader(env).load(file);
+      ConfigLoader loader = new ConfigLoader(env);
+      return client ? loader.loadForClient(file) : loader.load(file);
     } catch (ConfigException e) {
       StringBuilder msg = new StringBuilder("the config ").append(file).append(" has errors:");
       e.errors().forEach(line -> msg.append("\n  ").append(line));

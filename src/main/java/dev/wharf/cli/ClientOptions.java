@@ -32,11 +32,12 @@ final class ClientOptions {
   boolean json;
 
   WharfClient client(Map<String, String> env) {
-    String u = url != null ? url : env.get("WHARF_URL");
-    String t = token != null ? token : env.get("WHARF_TOKEN");
+    // An empty variable is unset, as ${VAR:-default} in the config reads it.
+    String u = url != null ? url : nonEmpty(env.get("WHARF_URL"));
+    String t = token != null ? token : nonEmpty(env.get("WHARF_TOKEN"));
     if (u == null || t == null) {
       // Only read the file when it is needed: --url and --token together make it optional.
-      WharfConfig cfg = CliConfig.load(config, env);
+      WharfConfig cfg = CliConfig.loadForClient(config, env);
       if (u == null) {
         u = baseUrl(cfg.server().host(), cfg.server().port());
       }
@@ -45,6 +46,10 @@ final class ClientOptions {
       }
     }
     return new WharfClient(u, t);
+  }
+
+  private static String nonEmpty(String v) {
+    return v == null || v.isEmpty() ? null : v;
   }
 
   /** The URL a local client uses for a listen address: wildcard addresses mean this machine. */

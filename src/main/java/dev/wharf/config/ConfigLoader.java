@@ -5,6 +5,7 @@ import com.fasterxml.jackson.core.JsonLocation;
 import com.fasterxml.jackson.core.StreamReadFeature;
 import com.fasterxml.jackson.databind.JsonNode;
 import com.fasterxml.jackson.databind.ObjectMapper;
+import com.fasterxml.jackson.databind.node.ObjectNode;
 import com.fasterxml.jackson.dataformat.yaml.YAMLFactory;
 import com.fasterxml.jackson.dataformat.yaml.YAMLParser;
 import dev.wharf.core.DeadLetterLoops;
@@ -50,6 +51,19 @@ public final class ConfigLoader {
   }
 
   public WharfConfig load(Path file) {
+    return parse(read(file), file.toString());
+  }
+
+  /**
+   * What a client command needs of a file: where the server listens and its admin token. The
+   * other sections are not read, so an error there (a storage password from a variable this
+   * shell lacks, a misspelt queue key) does not stop an operator's {@code queues list}.
+   */
+  public WharfConfig loadForClient(Path file) {
+    return parse(read(file), file.toString(), true);
+  }
+
+  private static String read(Path file) {
     String text;
     try {
       text = Files.readString(file);
@@ -62,11 +76,15 @@ public final class ConfigLoader {
     } catch (IOException e) {
       throw new ConfigException(List.of(file + ": cannot read: " + e.getMessage()));
     }
-    return parse(text, file.toString());
+    return text;
   }
 
   /** Parses YAML text; {@code origin} names the file in syntax errors. */
   public WharfConfig parse(String text, String origin) {
+    return parse(text, origin, false);
+  }
+
+  private WharfConfig parse(String text, String origin, boolean clientView) {
     JsonNode root;
     Problems problems = new Problems();
     try {
@@ -77,6 +95,9 @@ public final class ConfigLoader {
       throw new ConfigException(List.of(origin + ": " + e.getMessage()));
     }
     if (root != null && root.isObject()) {
+      if (clientView) {
+        ((ObjectNode) root).retain(List.of("server", "auth"));
+      }
       new EnvInterpolation(env).applyTree(root, "", problems);
     }
     WharfConfig config = read(ConfigNode.of(root, "", problems));

@@ -90,6 +90,36 @@ class CliServerTest {
     return out;
   }
 
+  /**
+   * A client command reads only where the server is and its token: a storage password from a
+   * variable this shell lacks, or a misspelt queue key, is the server's business, not its.
+   */
+  @Test
+  void aClientCommandReadsOnlyServerAndAuthOfItsConfig() throws Exception {
+    Path full = dir.resolve("full.yaml");
+    Files.writeString(full, "server:\n  port: " + app.port() + "\nauth:\n  admin_token: adm\n"
+        + "storage:\n  kind: postgres\n  url: jdbc:postgresql://db/w\n  password: ${PGPASS}\n"
+        + "queues:\n  a:\n    max_attemps: 3\n");
+    CliRun r = CliRun.run(Map.of(), "", "queues", "list", "-c", full.toString());
+    assertThat(r.exitCode()).as(r.err()).isZero();
+    assertThat(r.out()).contains("billing");
+    // An error where the client looks is still one.
+    Path bad = dir.resolve("bad.yaml");
+    Files.writeString(bad, "server:\n  port: nope\n");
+    CliRun refused = CliRun.run(Map.of(), "", "queues", "list", "-c", bad.toString());
+    assertThat(refused.exitCode()).isEqualTo(1);
+    assertThat(refused.err()).contains("server.port");
+  }
+
+  /** An empty WHARF_URL or WHARF_TOKEN is unset, as ${VAR:-default} reads one in a config. */
+  @Test
+  void emptyUrlAndTokenVariablesAreUnset() {
+    CliRun r = CliRun.run(Map.of("WHARF_URL", "", "WHARF_TOKEN", ""), "", "queues", "list",
+        "-c", clientConfig.toString());
+    assertThat(r.exitCode()).as(r.err()).isZero();
+    assertThat(r.out()).contains("billing");
+  }
+
   @Test
   void startCreatedTheDatabaseDirectoryAndConfiguredQueues() {
     assertThat(dir.resolve("nested/dir/wharf.db")).exists();
