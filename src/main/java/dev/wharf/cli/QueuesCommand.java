@@ -179,16 +179,22 @@ final class QueuesCommand implements Runnable {
     }
     WharfClient.Answer answer =
         o.client(main.env).post(path(queue) + "/dlq/redrive", body, Shape.REDRIVEN);
+    long n = answer.json().path("redriven").asLong();
     if (o.json) {
       printJson(answer.text());
-      return;
-    }
-    long n = answer.json().path("redriven").asLong();
-    out().println("moved " + n + " dead message" + (n == 1 ? "" : "s") + " back to " + queue);
-    for (JsonNode id : answer.json().path("skipped")) {
-      out().println("skipped " + id.asText() + ": no dead message of " + queue + " has that id");
+    } else {
+      out().println("moved " + n + " dead message" + (n == 1 ? "" : "s") + " back to " + queue);
+      for (JsonNode id : answer.json().path("skipped")) {
+        out().println("skipped " + id + ": no dead message of " + queue
+            + " has that id");
+      }
     }
     out().flush();
+    if (ids != null && !ids.isEmpty() && n == 0) {
+      // A script must see that nothing it named moved; with some moved, the run did its work.
+      throw new CliException(CliException.FAILED,
+          "none of the ids named is a dead message of " + queue);
+    }
   }
 
   @Command(

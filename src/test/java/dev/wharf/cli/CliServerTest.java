@@ -245,7 +245,12 @@ class CliServerTest {
     assertThat(one.out())
         .isEqualTo(
             "moved 1 dead message back to billing\n"
-                + "skipped 0NOSUCH: no dead message of billing has that id\n");
+                + "skipped \"0NOSUCH\": no dead message of billing has that id\n");
+    // Nothing named moved: a script must be able to tell.
+    CliRun none = wharf("queues", "retry", "billing", "--id", "0NOSUCH");
+    assertThat(none.exitCode()).isEqualTo(1);
+    assertThat(none.out()).startsWith("moved 0 dead messages back to billing\n");
+    assertThat(none.err()).contains("none of the ids named is a dead message of billing");
     CliRun rest = wharf("queues", "retry", "billing");
     assertThat(rest.out()).isEqualTo("moved 1 dead message back to billing\n");
     assertThat(wharf("queues", "dlq", "billing").out())
