@@ -27,7 +27,16 @@ public final class StoreFactory {
         Files.createDirectories(parent);
       }
     } catch (IOException e) {
-      throw new StartupException("cannot create the directory " + parent + ": " + e, e);
+      // Java's file errors name only the path, or the JDK's class: say what it means.
+      String why =
+          e instanceof java.nio.file.NoSuchFileException
+              ? "no such file or directory above it"
+              : e instanceof java.nio.file.AccessDeniedException
+                  ? "permission denied"
+                  : e instanceof java.nio.file.FileAlreadyExistsException
+                      ? "a file, not a directory, is in its place"
+                      : e.getMessage();
+      throw new StartupException("cannot create the directory " + parent + ": " + why, e);
     }
     return new SqliteStore(file, pageSize);
   }

@@ -211,7 +211,8 @@ final class PublishCommand implements Runnable {
     } catch (AccessDeniedException e) {
       throw new CliException(CliException.FAILED, "cannot read " + file + ": permission denied");
     } catch (IOException e) {
-      throw new CliException(CliException.FAILED, "cannot read " + file + ": " + e);
+      // The JDK's message says what went wrong ("Is a directory"); its class name is noise.
+      throw new CliException(CliException.FAILED, "cannot read " + file + ": " + e.getMessage());
     }
   }
 

@@ -67,7 +67,8 @@ public record ServerConfig(
     int port = n.integer("port", d.port(), 0, 65535);
     long maxBody = n.size("max_body", d.maxBodyBytes());
     if (maxBody < 1024 || maxBody > (1L << 30)) {
-      n.problems().add(n.pathOf("max_body"), "must be between 1KB and 1GB");
+      n.problems().add(n.pathOf("max_body"),
+          "must be between 1KB and 1GB, got " + ByteSizes.format(maxBody));
     }
     // Unset, it is never less than one largest body.
     long maxBodyMemory = n.size("max_body_memory", Math.max(maxBody, d.maxBodyMemory()));
@@ -86,7 +87,8 @@ public record ServerConfig(
     int maxBatch = n.integer("max_publish_batch", d.maxPublishBatch(), 1, 100_000);
     long maxReceiveBytes = n.size("max_receive_bytes", d.maxReceiveBytes());
     if (maxReceiveBytes < 1024 || maxReceiveBytes > (1L << 30)) {
-      n.problems().add(n.pathOf("max_receive_bytes"), "must be between 1KB and 1GB");
+      n.problems().add(n.pathOf("max_receive_bytes"),
+          "must be between 1KB and 1GB, got " + ByteSizes.format(maxReceiveBytes));
     }
     Duration keepalive = n.duration("sse_keepalive", d.sseKeepalive());
     within(n, "sse_keepalive", keepalive, Duration.ofSeconds(1), Duration.ofMinutes(10));
@@ -146,7 +148,9 @@ public record ServerConfig(
               "must be between "
                   + dev.wharf.core.Durations.format(min)
                   + " and "
-                  + dev.wharf.core.Durations.format(max));
+                  + dev.wharf.core.Durations.format(max)
+                  + ", got "
+                  + dev.wharf.core.Durations.format(d));
     }
   }
 }

@@ -433,9 +433,9 @@ class ConfigLoaderTest {
     assertThat(parse("server: {max_wait: 12}").server().maxWait())
         .isEqualTo(Duration.ofSeconds(12));
     assertThat(errors("server: {max_body: 10}"))
-        .containsExactly("server.max_body: must be between 1KB and 1GB");
+        .containsExactly("server.max_body: must be between 1KB and 1GB, got 10B");
     assertThat(errors("server: {max_wait: 1h}"))
-        .containsExactly("server.max_wait: must be between 0s and 15m");
+        .containsExactly("server.max_wait: must be between 0s and 15m, got 1h");
     assertThat(errors("server: {max_body: 1.5MB}"))
         .containsExactly("server.max_body: not a size: \"1.5MB\"");
   }
