@@ -26,7 +26,7 @@ final class ConfigCommand implements Runnable {
 
   @Override
   public void run() {
-    spec.commandLine().usage(spec.commandLine().getOut());
+    throw Main.missingCommand(spec);
   }
 
   @Command(

@@ -36,7 +36,17 @@ public final class Main implements Runnable {
 
   @Override
   public void run() {
-    spec.commandLine().usage(spec.commandLine().getOut());
+    throw missingCommand(spec);
+  }
+
+  /**
+   * A command line that stops at a command with subcommands ({@code wharf}, {@code wharf queues})
+   * names none to run: a missing argument, exit 64 like any other, with the commands to pick from.
+   */
+  static CommandLine.ParameterException missingCommand(CommandLine.Model.CommandSpec spec) {
+    return new CommandLine.ParameterException(
+        spec.commandLine(),
+        "a command is required: " + String.join(", ", spec.subcommands().keySet()));
   }
 
   public static void main(String[] args) {
@@ -69,7 +79,16 @@ public final class Main implements Runnable {
     cmd.setParameterExceptionHandler(
         (e, a) -> {
           CommandLine line = e.getCommandLine();
-          line.getErr().println("wharf: " + e.getMessage());
+          String message = e.getMessage();
+          if (e instanceof CommandLine.UnmatchedArgumentException u
+              && !line.getSubcommands().isEmpty()
+              && !u.getUnmatched().isEmpty()
+              && !u.getUnmatched().get(0).startsWith("-")) {
+            message = "unknown command '" + u.getUnmatched().get(0) + "': "
+                + line.getCommandSpec().qualifiedName() + " has "
+                + String.join(", ", line.getSubcommands().keySet());
+          }
+          line.getErr().println("wharf: " + message);
           line.getErr().println("Try '" + line.getCommandSpec().qualifiedName() + " --help'.");
           line.getErr().flush();
           return isBadValue(e) ? CliException.FAILED : USAGE;

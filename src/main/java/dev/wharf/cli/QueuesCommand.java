@@ -31,7 +31,7 @@ final class QueuesCommand implements Runnable {
 
   @Override
   public void run() {
-    spec.commandLine().usage(out());
+    throw Main.missingCommand(spec);
   }
 
   private PrintWriter out() {

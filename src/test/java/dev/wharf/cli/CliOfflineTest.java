@@ -144,6 +144,21 @@ class CliOfflineTest {
     assertThat(CliRun.run("queues", "inspect", "q", "r").exitCode()).isEqualTo(Main.USAGE);
   }
 
+  /** A command line that names no command to run, or one that does not exist, is a usage error. */
+  @Test
+  void aMissingOrUnknownCommandIsAUsageErrorNamingTheCommands() {
+    CliRun none = CliRun.run();
+    assertThat(none.exitCode()).isEqualTo(Main.USAGE);
+    assertThat(none.err()).startsWith("wharf: a command is required: serve, config, queues,");
+    CliRun queues = CliRun.run("queues");
+    assertThat(queues.exitCode()).isEqualTo(Main.USAGE);
+    assertThat(queues.err()).contains("dlq, drain, inspect, list, peek, retry");
+    CliRun bogus = CliRun.run("queues", "bogus");
+    assertThat(bogus.exitCode()).isEqualTo(Main.USAGE);
+    assertThat(bogus.err()).startsWith("wharf: unknown command 'bogus': wharf queues has dlq,");
+    assertThat(CliRun.run("config").exitCode()).isEqualTo(Main.USAGE);
+  }
+
   @Test
   void aHeaderNameGivenTwiceIsAUsageErrorBeforeAnythingIsSent() {
     // Port 1: were it sent, the answer would be exit 2, not the refusal.
