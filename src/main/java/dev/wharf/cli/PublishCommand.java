@@ -75,12 +75,19 @@ final class PublishCommand implements Runnable {
   @Option(names = "--idempotency-key", paramLabel = "K", description = "publish once per key")
   String idempotencyKey;
 
+  @Option(names = "--metadata", paramLabel = "JSON", description = "a JSON object kept with it")
+  String metadata;
+
   @Override
   public void run() {
     // Before the body: a wrong command line must not wait for stdin first.
     Map<String, String> named = headers();
+    RawValue meta = metadata == null ? null : json(metadata, "--metadata");
     ObjectNode request = WharfClient.JSON.createObjectNode();
     setBody(request);
+    if (meta != null) {
+      request.putRawValue("metadata", meta);
+    }
     if (!named.isEmpty()) {
       named.forEach(request.putObject("headers")::put);
     }
@@ -154,14 +161,31 @@ final class PublishCommand implements Runnable {
       request.put("content_type", "text");
       request.put("body", body.text);
     } else if (body != null && body.file != null) {
-      guess(request, read(body.file));
+      guess(request, nonEmpty(read(body.file), body.file.toString()));
     } else {
-      guess(request, readStdin());
+      guess(request, nonEmpty(readStdin(), "stdin"));
     }
+  }
+
+  /**
+   * An empty file or stdin is nearly always a mistake (an empty pipe, a file not yet written):
+   * an empty message must be asked for.
+   */
+  private static byte[] nonEmpty(byte[] bytes, String what) {
+    if (bytes.length == 0) {
+      throw new CliException(CliException.FAILED,
+          what + " is empty: nothing to publish (an empty text message is --text '')");
+    }
+    return bytes;
   }
 
   /** JSON when it parses, text when it is UTF-8, bytes otherwise. */
   private static void guess(ObjectNode request, byte[] bytes) {
+    // A byte-order mark some editors write ahead of UTF-8 marks the encoding, not the content.
+    if (bytes.length >= 3 && (bytes[0] & 0xff) == 0xef && (bytes[1] & 0xff) == 0xbb
+        && (bytes[2] & 0xff) == 0xbf) {
+      bytes = java.util.Arrays.copyOfRange(bytes, 3, bytes.length);
+    }
     String text;
     try {
       text =
@@ -196,6 +220,19 @@ final class PublishCommand implements Runnable {
     return new RawValue(text.strip());
   }
 
+  /** Whether stdin is a terminal: JDK 22+ asks the console; before, a console means one. */
+  private static boolean onTerminal() {
+    java.io.Console console = System.console();
+    if (console == null) {
+      return false;
+    }
+    try {
+      return (Boolean) java.io.Console.class.getMethod("isTerminal").invoke(console);
+    } catch (ReflectiveOperationException e) {
+      return true;
+    }
+  }
+
   /**
    * The most a body may be here: the message goes out as one JSON document, its bytes base64'd,
    * built in memory, so an unbounded input would end in an OutOfMemoryError (300 MB of stdin took
@@ -217,6 +254,13 @@ final class PublishCommand implements Runnable {
   }
 
   private byte[] readStdin() {
+    if (main.stdin == System.in && onTerminal()) {
+      // Without a pipe the command would wait without a word.
+      var err = spec.commandLine().getErr();
+      err.println("wharf: reading the message from the terminal; end it with Ctrl-D"
+          + " (or give --data, --text or --file)");
+      err.flush();
+    }
     try {
       // stdin is not closed: it belongs to the process (or the test that passed it in).
       return bounded(main.stdin, "stdin");

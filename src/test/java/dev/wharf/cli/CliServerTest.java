@@ -209,6 +209,29 @@ class CliServerTest {
     assertThat(messages.get(1).get("body").toString()).isEqualTo("{\"a\":[1]}");
   }
 
+  /** An empty pipe publishes nothing; a byte-order mark is not content; metadata goes along. */
+  @Test
+  void publishRefusesEmptyInputDropsAByteOrderMarkAndSendsMetadata() throws Exception {
+    CliRun empty = CliRun.run(Map.of(), "", "publish", "billing", "-c", clientConfig.toString());
+    assertThat(empty.exitCode()).isEqualTo(1);
+    assertThat(empty.err()).isEqualTo(
+        "wharf: stdin is empty: nothing to publish (an empty text message is --text '')\n");
+    assertThat(app.broker().stats("billing").counts().ready()).isZero();
+
+    CliRun bom = CliRun.run(Map.of(), "\ufeff{\"b\": 2}", "publish", "billing",
+        "--metadata", "{\"tenant\": \"t1\"}", "-c", clientConfig.toString());
+    assertThat(bom.exitCode()).as(bom.err()).isZero();
+    JsonNode m =
+        JSON.readTree(wharf("queues", "inspect", "billing", "--json").out()).get("messages").get(0);
+    assertThat(m.get("content_type").asText()).isEqualTo("json");
+    assertThat(m.get("body").toString()).isEqualTo("{\"b\":2}");
+    assertThat(m.get("metadata").toString()).isEqualTo("{\"tenant\":\"t1\"}");
+
+    CliRun badMeta = wharf("publish", "billing", "--text", "x", "--metadata", "{nope");
+    assertThat(badMeta.exitCode()).isEqualTo(1);
+    assertThat(badMeta.err()).startsWith("wharf: --metadata is not valid JSON");
+  }
+
   @Test
   void inspectShowsSettingsStatsAndMessages() throws Exception {
     String id = publish("--data", "{\"n\":1}");
