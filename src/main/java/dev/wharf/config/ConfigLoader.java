@@ -88,11 +88,17 @@ public final class ConfigLoader {
     JsonNode root;
     Problems problems = new Problems();
     try {
-      root = YamlTree.read((YAMLFactory) YAML.getFactory(), text, problems);
+      root = YamlTree.read((YAMLFactory) YAML.getFactory(), text, origin, problems);
     } catch (JacksonException e) {
       throw new ConfigException(List.of(origin + ": " + syntaxError(e)));
     } catch (IOException e) {
       throw new ConfigException(List.of(origin + ": " + e.getMessage()));
+    }
+    if (root != null && !root.isObject() && !root.isNull()) {
+      // Not a path in the file: the file itself is the wrong shape, so it is named.
+      problems.add(origin + ": expected a map of sections (server, storage, queues, ...), got "
+          + ConfigNode.describe(root));
+      root = null;
     }
     if (root != null && root.isObject()) {
       if (clientView) {

@@ -43,8 +43,10 @@ final class ConfigNode {
     return path;
   }
 
+  /** The path of a key below this node; a key that is empty or holds a dot is quoted. */
   String pathOf(String key) {
-    return path.isEmpty() ? key : path + "." + key;
+    String k = key.isEmpty() || key.contains(".") ? "\"" + key + "\"" : key;
+    return path.isEmpty() ? k : path + "." + k;
   }
 
   Problems problems() {
@@ -107,6 +109,12 @@ final class ConfigNode {
       n = v.longValue();
     } else if (v.isTextual() && v.textValue().trim().matches("-?\\d{1,12}")) {
       n = Long.parseLong(v.textValue().trim());
+    } else if (v.isIntegralNumber()
+        || (v.isTextual() && v.textValue().trim().matches("-?\\d+"))) {
+      // An integer all the same: the range is what is wrong with it.
+      problems.add(
+          pathOf(key), "must be between " + min + " and " + max + ", got " + v.asText().trim());
+      return dflt;
     }
     if (n == null) {
       problems.add(pathOf(key), "expected an integer, got " + describe(v));

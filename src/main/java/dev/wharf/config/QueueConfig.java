@@ -49,8 +49,13 @@ public record QueueConfig(
     QueueSettings settings =
         new QueueSettings(visibility, maxVisibility, maxAttempts, dlq, delay, ttl, tokens);
     for (String problem : settings.problems(name)) {
-      // Core phrases problems as "field: reason"; the field is under this queue's path.
-      n.problems().add(n.path() + "." + problem);
+      // Core phrases problems as "field: reason"; the field is under this queue's path, but for
+      // its name, which is the entry's key and no field of it.
+      if (problem.startsWith("name: ")) {
+        n.problems().add(n.path(), problem.substring("name: ".length()));
+      } else {
+        n.problems().add(n.path() + "." + problem);
+      }
     }
     return new QueueConfig(name, settings, named, ingest);
   }

@@ -26,7 +26,8 @@ final class YamlTree {
   private YamlTree() {}
 
   /** The document's tree (null for an empty file); problems with the file's YAML go to problems. */
-  static JsonNode read(YAMLFactory yaml, String text, Problems problems) throws IOException {
+  static JsonNode read(YAMLFactory yaml, String text, String origin, Problems problems)
+      throws IOException {
     try (YAMLParser p = (YAMLParser) yaml.createParser(text)) {
       if (p.nextToken() == null) {
         return null;
@@ -34,8 +35,8 @@ final class YamlTree {
       JsonNode root = value(p, "", problems);
       if (p.nextToken() != null) {
         problems.add(
-            "line " + p.currentLocation().getLineNr() + ": a second YAML document (after ---)"
-                + " is not read; a config file holds one");
+            origin + ": line " + p.currentLocation().getLineNr()
+                + ": a second YAML document (after ---) is not read; a config file holds one");
       }
       return root;
     }

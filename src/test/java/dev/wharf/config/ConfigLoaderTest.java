@@ -81,7 +81,8 @@ class ConfigLoaderTest {
                 + " out");
     assertThat(errors("server: {port: 1}\n---\nserver: {port: 2}\n"))
         .containsExactly(
-            "line 3: a second YAML document (after ---) is not read; a config file holds one");
+            "wharf.yaml: line 3: a second YAML document (after ---) is not read; a config file"
+                + " holds one");
   }
 
   @Test
@@ -358,7 +359,7 @@ class ConfigLoaderTest {
             "queues.billing.events[1]: expected a string, got a list",
             "queues.billing.max_attempts: must be between 0 (unlimited) and 1000",
             "queues.billing.source: no source named \"nowhere\" in sources",
-            "queues.bad name.name: " + QueueSettings.NAME_RULE,
+            "queues.bad name: " + QueueSettings.NAME_RULE,
             "queues.bad name.delay: must be between 0s and 30d",
             "queues.other: expected a map, got 5",
             "pull_api: expected a map, got 3",
@@ -432,6 +433,11 @@ class ConfigLoaderTest {
     assertThat(parse("server: {max_wait: 5m}").server().maxWait()).isEqualTo(Duration.ofMinutes(5));
     assertThat(parse("server: {max_wait: 12}").server().maxWait())
         .isEqualTo(Duration.ofSeconds(12));
+    // An integer past any range is out of range, not "not an integer"; a name with dots is quoted.
+    assertThat(errors("server: {max_waiters: 99999999999999999999}"))
+        .containsExactly("server.max_waiters: must be between 1 and 1000000, got 99999999999999999999");
+    assertThat(errors("queues: {'..': {}}"))
+        .containsExactly("queues.\"..\": " + QueueSettings.NAME_RULE);
     assertThat(errors("server: {max_body: 10}"))
         .containsExactly("server.max_body: must be between 1KB and 1GB, got 10B");
     assertThat(errors("server: {max_wait: 1h}"))
@@ -467,7 +473,8 @@ class ConfigLoaderTest {
         .containsExactly(
             "wharf.yaml: line 3, column 1: not valid YAML: expected ',' or ']', but got <stream"
                 + " end> (while parsing a flow sequence at line 1, column 9)");
-    assertThat(errors("- a\n- b\n")).containsExactly("expected a map, got a list");
+    assertThat(errors("- a\n- b\n")).containsExactly(
+        "wharf.yaml: expected a map of sections (server, storage, queues, ...), got a list");
     // The line of the problem itself, not of the last token read before it.
     assertThat(errors("queues:\n  a:\n\n\n# comment\n\n\n\n\tmax_attempts: 1\n").get(0))
         .startsWith("wharf.yaml: line 9, column 1: not valid YAML: found character '\\t(TAB)'");
