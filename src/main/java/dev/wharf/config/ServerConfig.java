@@ -63,6 +63,10 @@ public record ServerConfig(
     String host = n.string("host", d.host());
     if (host.isBlank()) {
       n.problems().add(n.pathOf("host"), "must not be empty");
+    } else if (!host.matches("[A-Za-z0-9.:%\\[\\]_-]+")) {
+      // A name that cannot resolve by its spelling is caught by the check, not only at the start.
+      n.problems().add(n.pathOf("host"),
+          "expected a host name or an IP address, got \"" + host + "\"");
     }
     int port = n.integer("port", d.port(), 0, 65535);
     long maxBody = n.size("max_body", d.maxBodyBytes());

@@ -86,12 +86,13 @@ class WharfAppTest {
   void aHostThatDoesNotResolveIsSaidSo() {
     WharfConfig cfg =
         config(
-            "server: {host: 'not a host', port: 0}\nstorage: {path: '"
+            "server: {host: 'no-such-host.invalid', port: 0}\nstorage: {path: '"
                 + dir.resolve("h.db")
                 + "'}\n");
     assertThatThrownBy(() -> WharfApp.start(cfg))
         .isInstanceOf(StartupException.class)
-        .hasMessage("cannot listen on not a host:0: the host not a host does not resolve");
+        .hasMessage("cannot listen on no-such-host.invalid:0: the host no-such-host.invalid does"
+            + " not resolve");
   }
 
   @Test

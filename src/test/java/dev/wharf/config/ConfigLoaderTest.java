@@ -433,6 +433,10 @@ class ConfigLoaderTest {
     assertThat(parse("server: {max_wait: 5m}").server().maxWait()).isEqualTo(Duration.ofMinutes(5));
     assertThat(parse("server: {max_wait: 12}").server().maxWait())
         .isEqualTo(Duration.ofSeconds(12));
+    assertThat(errors("server: {host: 'not a host!'}"))
+        .containsExactly("server.host: expected a host name or an IP address, got \"not a host!\"");
+    assertThat(parse("server: {host: '::1'}").server().host()).isEqualTo("::1");
+    assertThat(parse("server: {host: 'fe80::1%eth0'}").server().host()).isEqualTo("fe80::1%eth0");
     // An integer past any range is out of range, not "not an integer"; a name with dots is quoted.
     assertThat(errors("server: {max_waiters: 99999999999999999999}"))
         .containsExactly("server.max_waiters: must be between 1 and 1000000, got 99999999999999999999");
