@@ -306,6 +306,18 @@ final class GroupCommitWriter implements AutoCloseable {
     }
   }
 
+  /**
+   * A full disk fails every write, each retried alone: the first failure of an outage is logged
+   * with its trace, then a line a minute, not a trace for every publish refused.
+   */
+  private void logFailure(String what, Exception e) {
+    switch (health.logWorthy(System.nanoTime())) {
+      case FULL -> LOG.log(Level.WARNING, what, e);
+      case LINE -> LOG.warning(what + " (writes have failed since the last success): " + e);
+      case QUIET -> {}
+    }
+  }
+
   /** The number of the last batch among those an fsync round covers (0 for none). */
   private static long lastNumber(List<Runnable> round) {
     long last = 0;
@@ -539,7 +551,7 @@ final class GroupCommitWriter implements AutoCloseable {
       rollbackQuietly();
       tx.leases.rollback();
       if (batch.isEmpty()) {
-        LOG.log(Level.WARNING, "writing leases back failed; retrying in 100 ms", e);
+        logFailure("writing leases back failed; retrying in 100 ms", e);
         health.failed(batches, String.valueOf(e.getMessage()));
         writeBackRetryAt = System.nanoTime() + WRITE_BACK_RETRY_NANOS;
         return;
@@ -551,7 +563,7 @@ final class GroupCommitWriter implements AutoCloseable {
       }
       if (batch.size() == 1) {
         // Its caller answers 503; the cause belongs in the server's log.
-        LOG.log(Level.WARNING, "write failed", e);
+        logFailure("write failed", e);
         health.failed(batches, String.valueOf(e.getMessage()));
         batch.get(0).done().completeExceptionally(
             new StoreException("write failed: " + e.getMessage(), e));

@@ -14,6 +14,34 @@ final class WriteHealth {
   /** The number of the last batch committed when the failure happened. */
   private long failedAfter;
 
+  /** When a failure that stands may be logged again. */
+  private long quietUntilNanos;
+
+  private static final long LOG_EVERY_NANOS = 60_000_000_000L;
+
+  /** How much of a write failure to log. */
+  enum Log {
+    FULL,
+    LINE,
+    QUIET
+  }
+
+  /**
+   * The first failure of an outage (none stood before it) in full; while one stands, a line a
+   * minute.
+   */
+  synchronized Log logWorthy(long nowNanos) {
+    if (failure == null) {
+      quietUntilNanos = nowNanos + LOG_EVERY_NANOS;
+      return Log.FULL;
+    }
+    if (nowNanos - quietUntilNanos >= 0) {
+      quietUntilNanos = nowNanos + LOG_EVERY_NANOS;
+      return Log.LINE;
+    }
+    return Log.QUIET;
+  }
+
   /**
    * @param lastCommitted the number of the last batch committed (or being synced) when it failed:
    *     only a later batch made durable shows that writes work again

@@ -81,11 +81,34 @@ class SqliteFullDiskTest {
   void writesFailWholeWhileFullAndWorkAgainWhenThereIsRoom() {
     broker.publish("q", batch(10));
     room(4);
-    for (int i = 0; i < 3; i++) {
-      // Each fails as a whole: none of its 100 messages is stored.
-      assertThatThrownBy(() -> broker.publish("q", batch(100)))
-          .isInstanceOf(BrokerException.Unavailable.class);
+    java.util.List<java.util.logging.LogRecord> logged =
+        new java.util.concurrent.CopyOnWriteArrayList<>();
+    java.util.logging.Logger log = java.util.logging.Logger.getLogger(
+        GroupCommitWriter.class.getName());
+    java.util.logging.Handler capture = new java.util.logging.Handler() {
+      @Override
+      public void publish(java.util.logging.LogRecord r) {
+        logged.add(r);
+      }
+
+      @Override
+      public void flush() {}
+
+      @Override
+      public void close() {}
+    };
+    log.addHandler(capture);
+    try {
+      for (int i = 0; i < 3; i++) {
+        // Each fails as a whole: none of its 100 messages is stored.
+        assertThatThrownBy(() -> broker.publish("q", batch(100)))
+            .isInstanceOf(BrokerException.Unavailable.class);
+      }
+    } finally {
+      log.removeHandler(capture);
     }
+    // One outage, one trace: not one for every write refused.
+    assertThat(logged.stream().filter(r -> r.getThrown() != null)).hasSize(1);
     assertThat(broker.browse("q", null, null, 0, 1000)).hasSize(10);
 
     room(0);
