@@ -118,14 +118,21 @@ public final class WharfApp implements AutoCloseable {
 
   /** The base URL clients on this machine use. */
   public String url() {
-    String host = config.server().host();
+    return baseUrl(config.server().host(), port());
+  }
+
+  /**
+   * The URL a client on this machine uses for a listen address: wildcard addresses mean this
+   * machine, and an IPv6 literal goes in brackets unless it came in them.
+   */
+  public static String baseUrl(String host, int port) {
     String h =
         switch (host) {
-          case "0.0.0.0" -> "127.0.0.1";
-          case "::" -> "[::1]";
-          default -> host.contains(":") ? "[" + host + "]" : host;
+          case "0.0.0.0", "" -> "127.0.0.1";
+          case "::", "[::]" -> "[::1]";
+          default -> hostForDisplay(host);
         };
-    return "http://" + h + ":" + port();
+    return "http://" + h + ":" + port;
   }
 
   /** The one line printed on start. */
@@ -152,7 +159,7 @@ public final class WharfApp implements AutoCloseable {
   }
 
   private static String hostForDisplay(String host) {
-    return host.contains(":") ? "[" + host + "]" : host;
+    return host.contains(":") && !host.startsWith("[") ? "[" + host + "]" : host;
   }
 
   public synchronized boolean isClosed() {

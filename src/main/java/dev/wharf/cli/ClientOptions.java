@@ -1,5 +1,6 @@
 package dev.wharf.cli;
 
+import dev.wharf.app.WharfApp;
 import dev.wharf.config.WharfConfig;
 import java.nio.file.Path;
 import java.util.Map;
@@ -39,7 +40,7 @@ final class ClientOptions {
       // Only read the file when it is needed: --url and --token together make it optional.
       WharfConfig cfg = CliConfig.loadForClient(config, env);
       if (u == null) {
-        u = baseUrl(cfg.server().host(), cfg.server().port());
+        u = WharfApp.baseUrl(cfg.server().host(), cfg.server().port());
       }
       if (t == null) {
         t = cfg.auth().adminToken();
@@ -50,16 +51,5 @@ final class ClientOptions {
 
   private static String nonEmpty(String v) {
     return v == null || v.isEmpty() ? null : v;
-  }
-
-  /** The URL a local client uses for a listen address: wildcard addresses mean this machine. */
-  static String baseUrl(String host, int port) {
-    String h =
-        switch (host) {
-          case "0.0.0.0", "" -> "127.0.0.1";
-          case "::", "[::]" -> "[::1]";
-          default -> host.contains(":") && !host.startsWith("[") ? "[" + host + "]" : host;
-        };
-    return "http://" + h + ":" + port;
   }
 }

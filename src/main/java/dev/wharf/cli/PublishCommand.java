@@ -161,9 +161,9 @@ final class PublishCommand implements Runnable {
       request.put("content_type", "text");
       request.put("body", body.text);
     } else if (body != null && body.file != null) {
-      guess(request, nonEmpty(read(body.file), body.file.toString()));
+      guess(request, nonEmpty(withoutByteOrderMark(read(body.file)), body.file.toString()));
     } else {
-      guess(request, nonEmpty(readStdin(), "stdin"));
+      guess(request, nonEmpty(withoutByteOrderMark(readStdin()), "stdin"));
     }
   }
 
@@ -179,13 +179,17 @@ final class PublishCommand implements Runnable {
     return bytes;
   }
 
-  /** JSON when it parses, text when it is UTF-8, bytes otherwise. */
-  private static void guess(ObjectNode request, byte[] bytes) {
-    // A byte-order mark some editors write ahead of UTF-8 marks the encoding, not the content.
+  /** A byte-order mark some editors write ahead of UTF-8 marks the encoding, not the content. */
+  private static byte[] withoutByteOrderMark(byte[] bytes) {
     if (bytes.length >= 3 && (bytes[0] & 0xff) == 0xef && (bytes[1] & 0xff) == 0xbb
         && (bytes[2] & 0xff) == 0xbf) {
-      bytes = java.util.Arrays.copyOfRange(bytes, 3, bytes.length);
+      return java.util.Arrays.copyOfRange(bytes, 3, bytes.length);
     }
+    return bytes;
+  }
+
+  /** JSON when it parses, text when it is UTF-8, bytes otherwise. */
+  private static void guess(ObjectNode request, byte[] bytes) {
     String text;
     try {
       text =

@@ -193,7 +193,7 @@ public final class Broker implements AutoCloseable {
    */
   public void applyConfiguredQueue(
       String queue, QueueSettings settings, QueueSettingsPatch named) {
-    String hash = Integer.toHexString(SettingsCodec.toJson(settings).hashCode());
+    String hash = configHash(named);
     QueueSettings current = queues.find(queue);
     if (current == null || !hash.equals(queues.configHash(queue))) {
       QueueSettings next = current == null ? settings : named.applyTo(current);
@@ -207,6 +207,20 @@ public final class Broker implements AutoCloseable {
       settingsChanged(queue, current, next);
     }
     watch(queue);
+  }
+
+  /**
+   * What tells a config entry's change: a digest of the settings it names (not of the defaults
+   * around them, which would hide {@code consumer_tokens: []} written out where none were named).
+   */
+  static String configHash(QueueSettingsPatch named) {
+    try {
+      byte[] d = java.security.MessageDigest.getInstance("SHA-256")
+          .digest(named.canonical().getBytes(java.nio.charset.StandardCharsets.UTF_8));
+      return java.util.HexFormat.of().formatHex(d, 0, 12);
+    } catch (java.security.NoSuchAlgorithmException e) {
+      throw new IllegalStateException("SHA-256 is missing from this JDK", e);
+    }
   }
 
   public boolean deleteQueue(String queue) {

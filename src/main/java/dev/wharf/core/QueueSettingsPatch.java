@@ -21,6 +21,43 @@ public record QueueSettingsPatch(
   public static final QueueSettingsPatch EMPTY =
       new QueueSettingsPatch(null, null, null, null, null, null, null);
 
+  /**
+   * The settings named, in a fixed order and form, and nothing of the others: a config entry that
+   * comes to name a key, even with the value it had, or to clear one ({@code consumer_tokens:
+   * []}), reads as changed. Lengths prefix the texts, so no token can pass for a delimiter.
+   */
+  public String canonical() {
+    StringBuilder b = new StringBuilder();
+    if (visibilityTimeout != null) {
+      b.append("visibility_timeout ").append(visibilityTimeout.toMillis()).append('\n');
+    }
+    if (maxVisibilityTimeout != null) {
+      b.append("max_visibility_timeout ").append(maxVisibilityTimeout.toMillis()).append('\n');
+    }
+    if (maxAttempts != null) {
+      b.append("max_attempts ").append(maxAttempts).append('\n');
+    }
+    if (deadLetterQueue != null) {
+      b.append("dead_letter_queue ")
+          .append(deadLetterQueue.map(q -> q.length() + ":" + q).orElse("none"))
+          .append('\n');
+    }
+    if (delay != null) {
+      b.append("delay ").append(delay.toMillis()).append('\n');
+    }
+    if (ttl != null) {
+      String millis =
+          ttl.filter(d -> !d.isZero()).map(d -> String.valueOf(d.toMillis())).orElse("none");
+      b.append("ttl ").append(millis).append('\n');
+    }
+    if (consumerTokens != null) {
+      b.append("consumer_tokens ").append(consumerTokens.size());
+      consumerTokens.forEach(t -> b.append(' ').append(t.length()).append(':').append(t));
+      b.append('\n');
+    }
+    return b.toString();
+  }
+
   public QueueSettings applyTo(QueueSettings base) {
     return new QueueSettings(
         visibilityTimeout != null ? visibilityTimeout : base.visibilityTimeout(),

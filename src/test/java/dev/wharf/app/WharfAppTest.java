@@ -80,6 +80,16 @@ class WharfAppTest {
         .isInstanceOf(StartupException.class)
         .hasMessageContaining("queue apiq")
         .hasMessageContaining("ttl");
+    // Writing a key out clears it, or sets the default, though the defaults-filled entry is the
+    // same as before: the entry named something new.
+    try (WharfApp app = WharfApp.start(config("server: {port: 0}\n" + storage
+        + "queues: {apiq: {max_attempts: 3, consumer_tokens: []}}\n"))) {
+      assertThat(app.broker().settings("apiq").consumerTokens()).isEmpty();
+    }
+    try (WharfApp app = WharfApp.start(config("server: {port: 0}\n" + storage
+        + "queues: {apiq: {max_attempts: 3, consumer_tokens: [], delay: 0s}}\n"))) {
+      assertThat(app.broker().settings("apiq").delay()).isZero();
+    }
   }
 
   @Test

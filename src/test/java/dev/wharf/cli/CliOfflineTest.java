@@ -203,10 +203,12 @@ class CliOfflineTest {
 
   @Test
   void wildcardListenAddressIsReachedOnLoopback() {
-    assertThat(ClientOptions.baseUrl("0.0.0.0", 8080)).isEqualTo("http://127.0.0.1:8080");
-    assertThat(ClientOptions.baseUrl("::", 9)).isEqualTo("http://[::1]:9");
-    assertThat(ClientOptions.baseUrl("fe80::1", 9)).isEqualTo("http://[fe80::1]:9");
-    assertThat(ClientOptions.baseUrl("example.org", 80)).isEqualTo("http://example.org:80");
+    assertThat(dev.wharf.app.WharfApp.baseUrl("0.0.0.0", 8080)).isEqualTo("http://127.0.0.1:8080");
+    assertThat(dev.wharf.app.WharfApp.baseUrl("::", 9)).isEqualTo("http://[::1]:9");
+    assertThat(dev.wharf.app.WharfApp.baseUrl("fe80::1", 9)).isEqualTo("http://[fe80::1]:9");
+    assertThat(dev.wharf.app.WharfApp.baseUrl("example.org", 80))
+        .isEqualTo("http://example.org:80");
+    assertThat(dev.wharf.app.WharfApp.baseUrl("[::1]", 9)).isEqualTo("http://[::1]:9");
   }
 
   @Test

@@ -216,6 +216,9 @@ class CliServerTest {
     assertThat(empty.exitCode()).isEqualTo(1);
     assertThat(empty.err()).isEqualTo(
         "wharf: stdin is empty: nothing to publish (an empty text message is --text '')\n");
+    CliRun onlyMark = CliRun.run(Map.of(), "\ufeff", "publish", "billing", "-c",
+        clientConfig.toString());
+    assertThat(onlyMark.exitCode()).isEqualTo(1);
     assertThat(app.broker().stats("billing").counts().ready()).isZero();
 
     CliRun bom = CliRun.run(Map.of(), "\ufeff{\"b\": 2}", "publish", "billing",

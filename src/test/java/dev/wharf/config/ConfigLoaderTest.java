@@ -439,7 +439,8 @@ class ConfigLoaderTest {
     assertThat(parse("server: {host: 'fe80::1%eth0'}").server().host()).isEqualTo("fe80::1%eth0");
     // An integer past any range is out of range, not "not an integer"; a name with dots is quoted.
     assertThat(errors("server: {max_waiters: 99999999999999999999}"))
-        .containsExactly("server.max_waiters: must be between 1 and 1000000, got 99999999999999999999");
+        .containsExactly(
+            "server.max_waiters: must be between 1 and 1000000, got 99999999999999999999");
     assertThat(errors("queues: {'..': {}}"))
         .containsExactly("queues.\"..\": " + QueueSettings.NAME_RULE);
     assertThat(errors("server: {max_body: 10}"))

@@ -39,7 +39,8 @@ class StorageFailureTest {
   void aFailureOfSeveralLinesAnswersItsFirst() {
     try (TestServer s = new TestServer(dir)) {
       s.api.put("/v1/queues/q", "{}");
-      s.storeFailure = new StoreException("ERROR: relation \"queues\" does not exist\n  Position: 18");
+      s.storeFailure =
+          new StoreException("ERROR: relation \"queues\" does not exist\n  Position: 18");
       Reply pub = s.api.post("/v1/queues/q/messages", "{\"body\": 1}");
       assertThat(pub.status()).isEqualTo(503);
       assertThat(pub.detail())

@@ -125,6 +125,10 @@ final class Checkpointer implements AutoCloseable {
   private final Object stop = new Object();
 
   private void loop() {
+    // A full disk fails every pass, ten a second: the first failure of a run of them is logged
+    // with its trace, then a line a minute until a pass works again.
+    boolean failing = false;
+    long quietUntil = 0;
     while (open) {
       try {
         synchronized (stop) {
@@ -136,10 +140,19 @@ final class Checkpointer implements AutoCloseable {
           return;
         }
         passOnce();
+        failing = false;
       } catch (InterruptedException e) {
         return;
       } catch (SQLException e) {
-        LOG.log(Level.WARNING, "checkpoint failed; will retry", e);
+        long now = System.nanoTime();
+        if (!failing) {
+          LOG.log(Level.WARNING, "checkpoint failed; will retry", e);
+          quietUntil = now + 60_000_000_000L;
+        } else if (now - quietUntil >= 0) {
+          LOG.warning("checkpoints still failing; will retry: " + e);
+          quietUntil = now + 60_000_000_000L;
+        }
+        failing = true;
       }
     }
   }

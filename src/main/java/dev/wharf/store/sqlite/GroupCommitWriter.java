@@ -721,7 +721,9 @@ final class GroupCommitWriter implements AutoCloseable {
     try {
       conn.rollback();
     } catch (SQLException e) {
-      LOG.log(Level.WARNING, "rollback failed; beginning a new transaction", e);
+      // Expected after SQLITE_FULL and the like, which end the transaction themselves; the
+      // failure that caused it is logged by the caller.
+      LOG.log(Level.FINE, "rollback failed; beginning a new transaction", e);
     }
     try (Statement s = conn.createStatement()) {
       s.execute("BEGIN");
