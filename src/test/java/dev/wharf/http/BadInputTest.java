@@ -202,6 +202,9 @@ class BadInputTest {
           POST   | /v1/queues//messages          | {"body": 1} | 404 | queue_not_found | segment is empty
           POST   | /v1/queues//receive           | {} | 404 | queue_not_found | segment is empty
           GET    | /v1/queues//dlq               |  | 404 | queue_not_found | segment is empty
+          GET    | /v1/queues/q/messages/        |  | 404 | message_not_found | segment is empty
+          DELETE | /v1/queues/q/messages/        |  | 404 | message_not_found | segment is empty
+          GET    | /v1/queues/nope/messages/     |  | 404 | queue_not_found |
           """)
   void badInputIsAClearErrorAndChangesNothing(
       String method, String path, String body, int status, String code, String detail) {

@@ -49,6 +49,9 @@ public final class MessagesService {
         Endpoints.GET, "/v1/queues/{name}/messages", MANAGEMENT, BROWSE_QUERY, this::browse);
     endpoints.add(Endpoints.GET, "/v1/queues/{name}/messages/{id}", MANAGEMENT, this::one);
     endpoints.add(Endpoints.DELETE, "/v1/queues/{name}/messages/{id}", MANAGEMENT, this::delete);
+    // An empty id, as an unset variable in a script makes: no message, not a missing route.
+    endpoints.add(Endpoints.GET, "/v1/queues/{name}/messages/", MANAGEMENT, this::withoutId);
+    endpoints.add(Endpoints.DELETE, "/v1/queues/{name}/messages/", MANAGEMENT, this::withoutId);
   }
 
   private void publish(Request req, Response res) {
@@ -157,6 +160,12 @@ public final class MessagesService {
     Message m = broker.message(Routes.queue(req), req.param("id"));
     Instant now = broker.now();
     Replies.send(res, 200, g -> MessageJson.stored(g, m, now));
+  }
+
+  private void withoutId(Request req, Response res) {
+    broker.settings(Routes.queue(req));
+    throw new ApiError(
+        404, "message_not_found", "the path names no message (its last segment is empty)");
   }
 
   private void delete(Request req, Response res) {
