@@ -148,7 +148,11 @@ public final class WharfApp implements AutoCloseable {
         + " configured queue"
         + (config.queues().size() == 1 ? "" : "s")
         + ", transport "
-        + http.transport().configName();
+        + http.transport().configName()
+        // An admin token's variable left empty turns the token off: the line says which holds.
+        + (config.auth().adminToken() == null
+            ? ", management from loopback only (no admin token)"
+            : ", management by admin token");
   }
 
   private String storageForDisplay() {

@@ -5,6 +5,7 @@ import com.fasterxml.jackson.core.JsonProcessingException;
 import com.fasterxml.jackson.databind.DeserializationFeature;
 import com.fasterxml.jackson.databind.JsonNode;
 import com.fasterxml.jackson.databind.ObjectMapper;
+import dev.wharf.core.BearerTokens;
 import java.io.IOException;
 import java.net.ConnectException;
 import java.net.URI;
@@ -35,6 +36,10 @@ final class WharfClient {
   WharfClient(String baseUrl, String token) {
     this.baseUrl = baseUrl.endsWith("/") ? baseUrl.substring(0, baseUrl.length() - 1) : baseUrl;
     checkUrl(this.baseUrl);
+    String unsendable = token == null || token.isEmpty() ? null : BearerTokens.problem(token);
+    if (unsendable != null) {
+      throw new CliException(CliException.FAILED, "the token cannot be sent: " + unsendable);
+    }
     this.token = token;
     this.http = HttpClient.newBuilder().connectTimeout(Duration.ofSeconds(5)).build();
   }

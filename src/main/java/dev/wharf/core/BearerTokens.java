@@ -2,8 +2,9 @@ package dev.wharf.core;
 
 /**
  * What a token must be to be presented at all: a client sends it in an {@code Authorization:
- * Bearer} header, which the server trims and which cannot carry control characters. A token that
- * breaks this could be configured but would never match.
+ * Bearer} header, which the server trims and which carries only visible ASCII and spaces reliably
+ * (clients send other characters as UTF-8 bytes, or refuse to, and servers read a header's bytes
+ * as ISO-8859-1). A token that breaks this could be configured but would never match.
  */
 public final class BearerTokens {
   private BearerTokens() {}
@@ -14,8 +15,13 @@ public final class BearerTokens {
       return "tokens must not be empty";
     }
     for (int i = 0; i < token.length(); i++) {
-      if (Character.isISOControl(token.charAt(i))) {
+      char c = token.charAt(i);
+      if (Character.isISOControl(c)) {
         return "a token must not hold control characters (it is sent in a header)";
+      }
+      if (c > '~') {
+        return "a token must be ASCII: letters, digits, punctuation and inner spaces"
+            + " (it is sent in a header, which carries no other characters reliably)";
       }
     }
     // The same characters String.trim takes off the header's value.

@@ -237,7 +237,7 @@ public final class Broker implements AutoCloseable {
     // everything a parked request keeps, until their waits run out.
     waiters.wakeAll(queue);
     if (before != null && before.deadLetterQueue() != null) {
-      // Its tokens no longer open its dead-letter queue.
+      // Its dead-letter queue took its tokens as its own (QueueRegistry.delete).
       waiters.settingsChanged(before.deadLetterQueue());
     }
   }

@@ -138,7 +138,8 @@ final class QueueRegistry {
    * Changes a queue's settings by {@code change} applied to what the store holds now (null: no
    * such queue), not to this node's copy, which another node may have changed a moment ago: the
    * result is written only if the stored settings are still those it was made from, and otherwise
-   * read and made again. Creates the DLQ queue when missing.
+   * read and made again. Creates the DLQ queue when missing. A {@code change} that answers null
+   * leaves the queue as it is: nothing is written.
    */
   synchronized Patched patch(String queue, UnaryOperator<QueueSettings> change) {
     for (int i = 0; i < PATCH_TRIES; i++) {
@@ -146,7 +147,11 @@ final class QueueRegistry {
       QueueSettings before =
           stored.map(r -> SettingsCodec.fromJson(r.name(), r.settingsJson())).orElse(null);
       QueueSettings after = change.apply(before);
+      if (after == null) {
+        return new Patched(before, before);
+      }
       validate(queue, after);
+      keepDeadLetterGuarded(before, after.deadLetterQueue());
       String hash = stored.map(QueueRecord::configHash).orElse(null);
       QueueRecord next = new QueueRecord(queue, SettingsCodec.toJson(after), hash);
       if (store.queuesPutIf(next, stored.map(QueueRecord::settingsJson).orElse(null))) {
@@ -172,6 +177,7 @@ final class QueueRegistry {
   /** Validates, persists and publishes new settings, creating the DLQ queue when missing. */
   synchronized void put(String queue, QueueSettings s, String configHash) {
     validate(queue, s);
+    keepDeadLetterGuarded(settings.get(queue), s.deadLetterQueue());
     String hash = configHash != null ? configHash : configHashes.get(queue);
     store.queuesPut(new QueueRecord(queue, SettingsCodec.toJson(s), hash));
     published(queue, s, hash);
@@ -188,11 +194,43 @@ final class QueueRegistry {
   }
 
   synchronized boolean delete(String queue) {
+    keepDeadLetterGuarded(
+        store.queuesGet(queue)
+            .map(r -> SettingsCodec.fromJson(r.name(), r.settingsJson()))
+            .orElse(null),
+        null);
     boolean existed = store.queuesDelete(queue);
     settings.remove(queue);
     configHashes.remove(queue);
     indexDeadLetterTokens();
     return existed;
+  }
+
+  /**
+   * Before a queue stops dead-lettering into its DLQ (it names another or none, or it is deleted),
+   * the DLQ takes the queue's consumer tokens as its own: the messages the queue left there stay
+   * closed to anyone those tokens did not admit, and open to its consumers. Until then the tokens
+   * opened the DLQ already, and it needed one of them, so who may read it does not change.
+   *
+   * @param before the queue's settings now (null: there is no such queue)
+   * @param nextDeadLetterQueue the DLQ it will name (null: none, or it is deleted)
+   */
+  private void keepDeadLetterGuarded(QueueSettings before, String nextDeadLetterQueue) {
+    if (before == null
+        || before.deadLetterQueue() == null
+        || before.deadLetterQueue().equals(nextDeadLetterQueue)
+        || before.consumerTokens().isEmpty()) {
+      return;
+    }
+    patch(
+        before.deadLetterQueue(),
+        dlq -> {
+          if (dlq == null) {
+            return null;
+          }
+          QueueSettings guarded = dlq.withConsumerTokensAlso(before.consumerTokens());
+          return guarded.equals(dlq) ? null : guarded;
+        });
   }
 
   String configHash(String queue) {

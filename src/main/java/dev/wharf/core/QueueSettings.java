@@ -25,7 +25,19 @@ public record QueueSettings(
   private static final Pattern NAME = Pattern.compile("[A-Za-z0-9._-]{1,128}");
 
   public QueueSettings {
-    consumerTokens = consumerTokens == null ? List.of() : List.copyOf(consumerTokens);
+    // A token given twice is one token: the count a queue shows is of tokens that open it.
+    consumerTokens =
+        consumerTokens == null
+            ? List.of()
+            : List.copyOf(new java.util.LinkedHashSet<>(consumerTokens));
+  }
+
+  /** These settings with {@code more} consumer tokens besides their own. */
+  public QueueSettings withConsumerTokensAlso(List<String> more) {
+    List<String> all = new java.util.ArrayList<>(consumerTokens);
+    all.addAll(more);
+    return new QueueSettings(
+        visibilityTimeout, maxVisibilityTimeout, maxAttempts, deadLetterQueue, delay, ttl, all);
   }
 
   public static QueueSettings defaultsFor(String queue) {

@@ -111,6 +111,10 @@ public final class Endpoints {
       try {
         authorise(req, guard);
         if (query != ANY_QUERY && req.hasQuery()) {
+          if (guard == Guard.DATA_AFTER_MARK) {
+            // Who may call is told before what is wrong with the call, as on every other route.
+            authorise(req, Guard.DATA);
+          }
           checkQuery(req, query);
         }
         handler.handle(req, res);

@@ -54,6 +54,10 @@ public final class Replies {
     if (e.retryAfter() != null) {
       res.header("Retry-After", e.retryAfter());
     }
+    if (e.status() == 401) {
+      // RFC 9110 asks every 401 to name the scheme that would be accepted.
+      res.header("WWW-Authenticate", "Bearer");
+    }
     send(res, e.status(), errorBody(e.code(), e.detail()));
   }
 
@@ -68,7 +72,6 @@ public final class Replies {
         });
   }
 
-  /** RFC 3339 UTC, milliseconds at most; null stays null. */
   /**
    * RFC 3339 in UTC, always with three fraction digits: Instant's own form leaves them out on a
    * whole second, and times that a client compares as text would then sort wrongly.

@@ -70,6 +70,14 @@ class CliOfflineTest {
   }
 
   @Test
+  void aTokenNoHeaderCanCarryIsOneClearLine() {
+    CliRun r = CliRun.run("queues", "list", "--url", "http://127.0.0.1:1", "--token", "x\u20ac");
+    assertThat(r.exitCode()).isEqualTo(1);
+    assertThat(r.err()).startsWith("wharf: the token cannot be sent: a token must be ASCII")
+        .doesNotContain("Exception");
+  }
+
+  @Test
   void urlOptionAndEnvironmentOverrideTheConfig() throws Exception {
     int port = freePort();
     CliRun r = CliRun.run("queues", "peek", "billing", "--url", "http://127.0.0.1:" + port);

@@ -25,6 +25,7 @@ class AuthTest {
       Reply missing = anon.put("/v1/queues/q", "{}");
       assertThat(missing.status()).isEqualTo(401);
       assertThat(missing.code()).isEqualTo("unauthorized");
+      assertThat(missing.raw().headers().firstValue("WWW-Authenticate")).hasValue("Bearer");
       assertThat(s.api.withToken("adm1n-not").put("/v1/queues/q", "{}").status()).isEqualTo(401);
       assertThat(s.api.withToken("adm1").get("/v1/queues").status()).isEqualTo(401);
       assertThat(admin.put("/v1/queues/q", "{}").status()).isEqualTo(201);
@@ -52,6 +53,10 @@ class AuthTest {
       assertThat(missing.code()).isEqualTo("unauthorized");
       assertThat(s.api.withToken("wrong").post("/v1/queues/q/receive", "{}").status())
           .isEqualTo(401);
+      // Who may call comes before what is wrong with the call, on receive as elsewhere.
+      assertThat(s.api.post("/v1/queues/q/receive?x=1", "{}").status()).isEqualTo(401);
+      assertThat(s.api.withToken("other").post("/v1/queues/q/receive?x=1", "{}").code())
+          .isEqualTo("invalid_param");
       Api consumer = s.api.withToken("c0nsumer");
       assertThat(consumer.post("/v1/queues/q/messages", "{\"body\": 1}").status()).isEqualTo(201);
       assertThat(s.api.withToken("other").post("/v1/queues/q/receive", "{}").status())
@@ -66,7 +71,15 @@ class AuthTest {
       assertThat(admin.get("/v1/queues/q").json().at("/stats/leased").asInt()).isEqualTo(1);
       assertThat(s.api.withToken("wrong").get("/v1/queues/q").status()).isEqualTo(401);
       // Nor does it open another queue's data routes.
-      admin.put("/v1/queues/q2", "{\"consumer_tokens\": [\"t2\"]}");
+      Reply twice = admin.put("/v1/queues/q2", "{\"consumer_tokens\": [\"t2\", \"t2\"]}");
+      assertThat(twice.json().at("/settings/consumer_tokens").asInt())
+          .as("a token given twice is one token")
+          .isEqualTo(1);
+      // A header carries ASCII only: a token beyond it could be stored but never presented.
+      Reply unsendable = admin.put("/v1/queues/q3", "{\"consumer_tokens\": [\"p\u00e4ss\"]}");
+      assertThat(unsendable.status()).isEqualTo(400);
+      assertThat(unsendable.detail()).contains("consumer_tokens[0]", "ASCII");
+      assertThat(admin.get("/v1/queues/q3").status()).isEqualTo(404);
       Reply elsewhere = consumer.post("/v1/queues/q2/messages", "{\"body\": 1}");
       assertThat(elsewhere.status()).isEqualTo(403);
       assertThat(elsewhere.code()).isEqualTo("forbidden");
