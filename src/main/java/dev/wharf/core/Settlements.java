@@ -73,19 +73,19 @@ public final class Settlements {
   public CompletableFuture<List<LeaseOutcome>> nackAsync(
       String queue, List<String> leaseIds, Duration delay, String reason) {
     Broker.checkRange("delay", delay, Duration.ZERO, Duration.ofDays(30));
-    checkReason(reason);
-    return run(queue, SettleKind.RETRY, leaseIds, delay, null, reason, false);
+    return run(queue, SettleKind.RETRY, leaseIds, delay, null, reason(reason), false);
   }
 
   /** Straight to the DLQ with a reason. */
   public CompletableFuture<List<LeaseOutcome>> deadAsync(
       String queue, List<String> leaseIds, String reason) {
-    checkReason(reason);
-    return run(queue, SettleKind.DEAD, leaseIds, null, null, reason, false);
+    return run(queue, SettleKind.DEAD, leaseIds, null, null, reason(reason), false);
   }
 
-  private static void checkReason(String reason) {
+  /** A dead reason checked; an empty one is none, so the message gets the default reason. */
+  private static String reason(String reason) {
     TextFields.check("reason", reason, 0, 1024);
+    return reason == null || reason.isEmpty() ? null : reason;
   }
 
   /** Back to the queue after {@code delay}, the attempt not counted. */

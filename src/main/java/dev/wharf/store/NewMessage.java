@@ -23,6 +23,16 @@ public record NewMessage(
     String key) {
 
   public NewMessage {
-    headers = headers == null ? Map.of() : Map.copyOf(headers);
+    // In the order given: consumers see the headers as their publisher wrote them.
+    headers = headers == null || headers.isEmpty() ? Map.of() : ordered(headers);
+  }
+
+  private static Map<String, String> ordered(Map<String, String> headers) {
+    Map<String, String> copy = new java.util.LinkedHashMap<>(headers);
+    copy.forEach((name, value) -> {
+      java.util.Objects.requireNonNull(name, "a header name");
+      java.util.Objects.requireNonNull(value, "a header value");
+    });
+    return java.util.Collections.unmodifiableMap(copy);
   }
 }

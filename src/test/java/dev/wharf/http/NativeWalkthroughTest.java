@@ -7,6 +7,7 @@ import dev.wharf.http.Api.Reply;
 import java.net.http.HttpRequest.BodyPublishers;
 import java.nio.file.Path;
 import java.time.Duration;
+import java.util.ArrayList;
 import java.util.Base64;
 import java.util.List;
 import java.util.concurrent.locks.LockSupport;
@@ -170,6 +171,32 @@ class NativeWalkthroughTest {
     Matcher m = Pattern.compile("\"lease_id\":\"([^\"]*)\"").matcher(r.text());
     assertThat(m.find()).as(r.text()).isTrue();
     return m.group(1);
+  }
+
+  @Test
+  void headersComeBackInTheOrderSent() {
+    api.put("/v1/queues/jobs", "{}");
+    List<String> names = List.of("zeta", "X-Case", "alpha", "x-case", "m", "b", "Y", "a-1");
+    StringBuilder headers = new StringBuilder();
+    for (String n : names) {
+      headers.append(headers.isEmpty() ? "" : ",").append('"').append(n).append("\":\"v\"");
+    }
+    api.post("/v1/queues/jobs/messages", "{\"body\": 1, \"headers\": {" + headers + "}}");
+    List<String> got = new ArrayList<>();
+    receiveOne("jobs").get("headers").fieldNames().forEachRemaining(got::add);
+    assertThat(got).containsExactlyElementsOf(names);
+  }
+
+  @Test
+  void anEmptyDeadReasonIsNone() {
+    api.put("/v1/queues/jobs", "{}");
+    api.post("/v1/queues/jobs/messages", "{\"body\": 2}");
+    JsonNode m = receiveOne("jobs");
+    api.post(
+        "/v1/queues/jobs/nack",
+        "{\"lease_id\": \"" + lease(m) + "\", \"dead\": true, \"reason\": \"\"}");
+    assertThat(api.get("/v1/queues/jobs/dlq").json().at("/messages/0/dead_reason").asText())
+        .isEqualTo("nacked_dead");
   }
 
   @Test

@@ -58,6 +58,20 @@ class ReceiveByteBoundTest {
     assertThat(server.api.get("/v1/queues/q").json().at("/stats/leased").asInt()).isEqualTo(3);
   }
 
+  @Test
+  void metadataAndHeadersCountAsAPayloadDoes() {
+    String big = "m".repeat(600);
+    String one = "{\"body\":1,\"metadata\":{\"note\":\"" + big + "\"}}";
+    String two = "{\"body\":2,\"headers\":{\"x-note\":\"" + big + "\"}}";
+    assertThat(server.api.post("/v1/queues/q/messages", "{\"messages\":[" + one + "," + two
+        + ",{\"body\":3}]}").status()).isEqualTo(201);
+    // Bodies of a byte each, but over 600 characters of metadata, then of headers, each.
+    assertThat(received("{\"max\": 10}")).extracting(m -> m.get("body").asInt())
+        .containsExactly(1);
+    assertThat(received("{\"max\": 10}")).extracting(m -> m.get("body").asInt())
+        .containsExactly(2, 3);
+  }
+
   /**
    * Parked receives handed a batch bigger than the byte bound lets one take: each one cut short by
    * the bound wakes another, so none of the messages waits for a receive's wait to run out.

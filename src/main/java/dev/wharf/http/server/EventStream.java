@@ -23,15 +23,22 @@ public final class EventStream implements AutoCloseable {
     if (id != null) {
       b.append("id: ").append(id).append('\n');
     }
+    // A line of an event ends at CR, LF or CR LF alike: the data goes out a line at a time, each
+    // in a field of its own, which clients join again with LF. A CR passed through would end the
+    // field there for them, and the rest of the data would be lost.
     int start = 0;
-    while (true) {
-      int nl = data.indexOf('\n', start);
-      b.append("data: ").append(data, start, nl < 0 ? data.length() : nl).append('\n');
-      if (nl < 0) {
-        break;
+    int n = data.length();
+    for (int i = 0; i < n; i++) {
+      char c = data.charAt(i);
+      if (c == '\n' || c == '\r') {
+        b.append("data: ").append(data, start, i).append('\n');
+        if (c == '\r' && i + 1 < n && data.charAt(i + 1) == '\n') {
+          i++;
+        }
+        start = i + 1;
       }
-      start = nl + 1;
     }
+    b.append("data: ").append(data, start, n).append('\n');
     b.append('\n');
     exchange.writeChunk(b.toString().getBytes(StandardCharsets.UTF_8));
   }

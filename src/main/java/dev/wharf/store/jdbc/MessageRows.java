@@ -213,7 +213,7 @@ public final class MessageRows {
     try (ResultSet rs = select.executeQuery()) {
       while (rs.next()) {
         Message m = readyMessage(rs, r.queue(), lengthOnly);
-        bytes += lengthOnly ? rs.getLong(4) : ClaimRequest.size(m);
+        bytes += (lengthOnly ? rs.getLong(4) : 0) + ClaimRequest.size(m);
         if (!r.takesNext(picked.size(), bytes)) {
           break;
         }

@@ -91,6 +91,8 @@ class HttpServerTest {
           try (EventStream s = res.eventStream()) {
             s.comment("hello");
             s.event("message", "1", "a\nb");
+            // CR and CR LF end a line for SSE clients as LF does.
+            s.event("message", "2", "c\rd\r\ne\r");
           }
         });
     router.add("GET", "/q/{name}", (req, res) -> res.send(bytes(req.param("name"))));
@@ -345,7 +347,9 @@ class HttpServerTest {
           .contains("text/event-stream")
           .containsIgnoringCase("transfer-encoding: chunked")
           .contains(": hello\n\n")
-          .contains("event: message\nid: 1\ndata: a\ndata: b\n\n");
+          .contains("event: message\nid: 1\ndata: a\ndata: b\n\n")
+          .contains("event: message\nid: 2\ndata: c\ndata: d\ndata: e\ndata: \n\n")
+          .doesNotContain("\r\ndata");
       assertThat(all.indexOf("data: b")).isLessThan(all.indexOf("fast"));
     }
   }
@@ -359,7 +363,8 @@ class HttpServerTest {
       assertThat(all).startsWith("HTTP/1.0 200").containsIgnoringCase("connection: close\r\n");
       assertThat(all.toLowerCase(java.util.Locale.ROOT)).doesNotContain("transfer-encoding");
       assertThat(all.substring(all.indexOf("\r\n\r\n") + 4))
-          .isEqualTo(": hello\n\nevent: message\nid: 1\ndata: a\ndata: b\n\n");
+          .isEqualTo(": hello\n\nevent: message\nid: 1\ndata: a\ndata: b\n\n"
+              + "event: message\nid: 2\ndata: c\ndata: d\ndata: e\ndata: \n\n");
     }
   }
 
