@@ -809,7 +809,8 @@ public final class Broker implements AutoCloseable {
   }
 
   private void watch(String queue) {
-    metrics.watchDepth(queue, state -> depths.depth(queue, state));
+    metrics.watchDepth(
+        queue, state -> depths.depth(queue, state), () -> depths.oldestReadyAgeSeconds(queue));
   }
 
   static <T> T guard(java.util.function.Supplier<T> storeCall) {

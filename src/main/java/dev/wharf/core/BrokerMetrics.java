@@ -5,9 +5,11 @@ import io.micrometer.core.instrument.Gauge;
 import io.micrometer.core.instrument.MeterRegistry;
 import io.micrometer.core.instrument.Timer;
 import java.time.Duration;
+import java.util.ArrayList;
 import java.util.List;
 import java.util.Map;
 import java.util.concurrent.ConcurrentHashMap;
+import java.util.function.DoubleSupplier;
 import java.util.function.Function;
 import java.util.function.ToDoubleFunction;
 
@@ -71,26 +73,37 @@ final class BrokerMetrics {
 
   /**
    * Registers depth gauges for a queue, and its counters at zero: a counter that first appears at
-   * 1 loses that first message to a rate over it. {@code state} reads the count of one state.
+   * 1 loses that first message to a rate over it. {@code depthOfState} reads the count of one
+   * state, {@code oldestReadyAge} the age of the queue's oldest ready message in seconds.
    */
-  void watchDepth(String queue, ToDoubleFunction<String> depthOfState) {
+  void watchDepth(
+      String queue, ToDoubleFunction<String> depthOfState, DoubleSupplier oldestReadyAge) {
     for (Event e : Event.values()) {
       counter(queue, e);
     }
     gauges.computeIfAbsent(
         queue,
-        q ->
-            List.of("ready", "delayed", "leased", "expired").stream()
-                .map(
-                    state ->
-                        Gauge.builder("wharf_queue_depth", () -> depthOfState.applyAsDouble(state))
-                            .description(
-                                "Messages in the queue by state: ready, delayed, leased (in"
-                                    + " flight), expired")
-                            .tag("queue", q)
-                            .tag("state", state)
-                            .register(registry))
-                .toList());
+        q -> {
+          List<Gauge> all = new ArrayList<>();
+          for (String state : List.of("ready", "delayed", "leased", "expired")) {
+            all.add(
+                Gauge.builder("wharf_queue_depth", () -> depthOfState.applyAsDouble(state))
+                    .description(
+                        "Messages in the queue by state: ready, delayed, leased (in flight),"
+                            + " expired")
+                    .tag("queue", q)
+                    .tag("state", state)
+                    .register(registry));
+          }
+          all.add(
+              Gauge.builder("wharf_queue_oldest_ready_age_seconds", oldestReadyAge::getAsDouble)
+                  .description(
+                      "How long the ready message that has waited longest for a consumer has"
+                          + " been visible; 0 when none is ready")
+                  .tag("queue", q)
+                  .register(registry));
+          return List.copyOf(all);
+        });
   }
 
   void forget(String queue) {

@@ -45,6 +45,21 @@ final class QueueDepths {
     };
   }
 
+  /**
+   * Seconds the ready message that has waited longest for a consumer has been visible (0 when
+   * none is), or NaN: how far the queue's consumers are behind.
+   */
+  double oldestReadyAgeSeconds(String queue) {
+    QueueCounts c = counts(queue);
+    if (c == null) {
+      return Double.NaN;
+    }
+    if (c.readySince() == null) {
+      return 0;
+    }
+    return Math.max(0, clock.millis() - c.readySince().toEpochMilli()) / 1000.0;
+  }
+
   private QueueCounts counts(String queue) {
     long now = System.nanoTime();
     Snapshot s = last.get(queue);

@@ -394,7 +394,12 @@ class NativeWalkthroughTest {
         .contains("status=\"404\"")
         .contains("wharf_messages_published_total{queue=\"m\"} 1.0")
         .contains("wharf_queue_depth{queue=\"m\",state=\"ready\"} 1.0")
+        .contains("wharf_queue_oldest_ready_age_seconds{queue=\"m\"} 0.0")
         .doesNotContain("route=\"/v1/queues/nope\"");
+    server.clock.advance(Duration.ofMillis(90_500));
+    assertThat(api.get("/metrics").text())
+        .contains("wharf_queue_oldest_ready_age_seconds{queue=\"m\"} 90.5")
+        .contains("wharf_queue_oldest_ready_age_seconds{queue=\"m.dlq\"} 0.0");
     // Every metric says what it counts.
     assertThat(metrics.text().lines().filter(l -> l.startsWith("# HELP ")))
         .filteredOn(l -> l.startsWith("# HELP wharf_"))
