@@ -166,7 +166,18 @@ class WharfAppTest {
     HttpClient client = HttpClient.newHttpClient();
     try (WharfApp app = WharfApp.start(cfg)) {
       assertThat(send(client, app, "PUT", "/v1/queues/t", "{}").statusCode()).isEqualTo(201);
-      assertThat(app.startLine()).endsWith(", transport nio");
+      assertThat(app.startLine())
+          .endsWith(", transport nio, management from loopback only (no admin token)");
+    }
+    WharfConfig guarded =
+        config(
+            "server: {port: 0, transport: nio}\nstorage: {path: '"
+                + dir.resolve("t.db")
+                + "'}\nauth: {admin_token: s3cret}\n");
+    try (WharfApp app = WharfApp.start(guarded)) {
+      assertThat(app.startLine())
+          .endsWith(", transport nio, management by admin token")
+          .doesNotContain("s3cret");
     }
   }
 

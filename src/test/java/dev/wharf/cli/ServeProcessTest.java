@@ -87,7 +87,7 @@ class ServeProcessTest {
         HttpResponse.BodyHandlers.ofString());
     assertThat(ready.statusCode()).isEqualTo(200);
     assertThat(Files.readAllLines(output, StandardCharsets.UTF_8).get(0))
-        .endsWith(", transport nio");
+        .contains(", transport nio, ");
     child.destroy();
     assertThat(child.waitFor(30, TimeUnit.SECONDS)).isTrue();
 
