@@ -18,15 +18,7 @@ class DeadLetterAuthTest {
       Api consumer = s.api.withToken("b1ll");
       admin.put("/v1/queues/billing", "{\"consumer_tokens\": [\"b1ll\"], \"max_attempts\": 1}");
       admin.put("/v1/queues/open", "{}");
-      assertThat(consumer.post("/v1/queues/billing/messages", "{\"body\": 1}").status())
-          .isEqualTo(201);
-      String lease =
-          consumer.post("/v1/queues/billing/receive", "{}").json().at("/messages/0/lease_id")
-              .asText();
-      assertThat(
-              consumer.post("/v1/queues/billing/nack", "{\"lease_id\": \"" + lease + "\"}")
-                  .json().at("/results/0/outcome").asText())
-          .isEqualTo("dead");
+      killOne(consumer, "billing");
 
       Reply anonymous = s.api.post("/v1/queues/billing.dlq/receive", "{}");
       assertThat(anonymous.status()).isEqualTo(401);
