@@ -15,7 +15,13 @@ import io.micrometer.prometheusmetrics.PrometheusConfig;
 import io.micrometer.prometheusmetrics.PrometheusMeterRegistry;
 import java.time.Clock;
 import java.util.ArrayDeque;
+import java.util.ArrayList;
+import java.util.Collection;
+import java.util.Comparator;
 import java.util.Deque;
+import java.util.HashSet;
+import java.util.List;
+import java.util.Set;
 import java.util.concurrent.CompletableFuture;
 
 /**
@@ -60,7 +66,7 @@ public final class WharfApp implements AutoCloseable {
       broker.start();
       started.push(broker);
 
-      for (QueueConfig q : config.queues().values()) {
+      for (QueueConfig q : inApplyOrder(config.queues().values(), broker)) {
         step = "apply queue " + q.name();
         broker.applyConfiguredQueue(q.name(), q.settings(), q.named());
       }
@@ -133,6 +139,26 @@ public final class WharfApp implements AutoCloseable {
           default -> hostForDisplay(host);
         };
     return "http://" + h + ":" + port;
+  }
+
+  /**
+   * The config's queues, the entries of dead-letter queues first, else in the file's order. An
+   * entry that moves a queue off its DLQ makes the DLQ take the queue's tokens; a DLQ entry naming
+   * {@code consumer_tokens} applied after that would drop them, and so whether they stayed would
+   * depend on where each entry sits in the file.
+   */
+  private static List<QueueConfig> inApplyOrder(Collection<QueueConfig> queues, Broker broker) {
+    Set<String> named = new HashSet<>();
+    for (QueueConfig q : queues) {
+      if (q.settings().deadLetterQueue() != null) {
+        named.add(q.settings().deadLetterQueue());
+      }
+    }
+    List<QueueConfig> out = new ArrayList<>(queues);
+    out.sort(
+        Comparator.comparing(
+            (QueueConfig q) -> !named.contains(q.name()) && !broker.isDeadLetterQueue(q.name())));
+    return out;
   }
 
   /** The one line printed on start. */

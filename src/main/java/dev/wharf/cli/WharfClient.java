@@ -36,11 +36,13 @@ final class WharfClient {
   WharfClient(String baseUrl, String token) {
     this.baseUrl = baseUrl.endsWith("/") ? baseUrl.substring(0, baseUrl.length() - 1) : baseUrl;
     checkUrl(this.baseUrl);
-    String unsendable = token == null || token.isEmpty() ? null : BearerTokens.problem(token);
+    // Trimmed as the server trims the header it comes in.
+    String t = token == null ? null : token.trim();
+    String unsendable = t == null || t.isEmpty() ? null : BearerTokens.problem(t);
     if (unsendable != null) {
       throw new CliException(CliException.FAILED, "the token cannot be sent: " + unsendable);
     }
-    this.token = token;
+    this.token = t;
     this.http = HttpClient.newBuilder().connectTimeout(Duration.ofSeconds(5)).build();
   }
 

@@ -48,7 +48,9 @@ public record QueueConfig(
 
     QueueSettings settings =
         new QueueSettings(visibility, maxVisibility, maxAttempts, dlq, delay, ttl, tokens);
-    for (String problem : settings.problems(name)) {
+    List<String> problems = new ArrayList<>(settings.problems(name));
+    problems.addAll(named.problems());
+    for (String problem : problems) {
       // Core phrases problems as "field: reason"; the field is under this queue's path, but for
       // its name, which is the entry's key and no field of it.
       if (problem.startsWith("name: ")) {

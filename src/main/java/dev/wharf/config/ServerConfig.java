@@ -13,7 +13,7 @@ import java.util.stream.Collectors;
  * @param maxWait longest long-poll wait
  * @param maxWaiters consumers parked at once; past it, 503 with Retry-After
  * @param maxPublishBatch messages in one publish request
- * @param maxReceiveBytes payload bytes past which a receive takes no further message
+ * @param maxReceiveBytes message size (payload bytes, metadata and header characters) past which a receive takes no further message
  * @param sseKeepalive interval of SSE keepalive comments
  * @param idempotencyWindow how long an idempotency key makes a repeat publish a duplicate
  * @param expiredRetention how long a message whose TTL passed is kept for inspection

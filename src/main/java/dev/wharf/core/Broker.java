@@ -147,6 +147,19 @@ public final class Broker implements AutoCloseable {
     return queues.require(queue);
   }
 
+  /**
+   * A scrape of the metrics begins: each queue's gauges read the store once in it, however long
+   * the scrape of many queues takes (see {@link QueueDepths}).
+   */
+  public void scrapeStarting() {
+    depths.scrapeStarting();
+  }
+
+  /** Whether some queue dead-letters into {@code queue}. */
+  public boolean isDeadLetterQueue(String queue) {
+    return queues.isDeadLetterQueue(queue);
+  }
+
   /** The tokens that open a queue's data routes (see {@link QueueRegistry#consumerTokens}). */
   public List<String> consumerTokens(String queue) {
     return queues.consumerTokens(queue);
@@ -154,6 +167,10 @@ public final class Broker implements AutoCloseable {
 
   /** Creates a queue or changes its settings. Returns true when it was created. */
   public boolean putQueue(String queue, QueueSettingsPatch patch) {
+    List<String> problems = patch.problems();
+    if (!problems.isEmpty()) {
+      throw new BrokerException.Invalid(String.join("; ", problems));
+    }
     QueueRegistry.Patched p =
         guard(
             () ->
@@ -174,10 +191,22 @@ public final class Broker implements AutoCloseable {
   private void settingsChanged(String queue, QueueSettings before, QueueSettings after) {
     waiters.settingsChanged(queue);
     if (before != null && before.deadLetterQueue() != null) {
-      waiters.settingsChanged(before.deadLetterQueue());
+      oldDeadLetterQueueChanged(before.deadLetterQueue());
     }
     if (after.deadLetterQueue() != null) {
       waiters.settingsChanged(after.deadLetterQueue());
+    }
+  }
+
+  /**
+   * A DLQ that a queue fed may have taken its tokens as its own ({@code QueueRegistry}), which
+   * then guard the DLQ's own DLQ too: the consumers of both are checked again.
+   */
+  private void oldDeadLetterQueueChanged(String dlq) {
+    waiters.settingsChanged(dlq);
+    QueueSettings s = queues.find(dlq);
+    if (s != null && s.deadLetterQueue() != null) {
+      waiters.settingsChanged(s.deadLetterQueue());
     }
   }
 
@@ -237,8 +266,7 @@ public final class Broker implements AutoCloseable {
     // everything a parked request keeps, until their waits run out.
     waiters.wakeAll(queue);
     if (before != null && before.deadLetterQueue() != null) {
-      // Its dead-letter queue took its tokens as its own (QueueRegistry.delete).
-      waiters.settingsChanged(before.deadLetterQueue());
+      oldDeadLetterQueueChanged(before.deadLetterQueue());
     }
   }
 

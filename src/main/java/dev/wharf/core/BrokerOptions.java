@@ -11,7 +11,7 @@ import java.time.Duration;
  * @param idempotencyWindow how long an idempotency key counts
  * @param expiredRetention how long an expired message is kept for inspection
  * @param repeatWindow how long a repeated settle of a finished lease counts as success
- * @param maxReceiveBytes payload bytes past which a receive takes no further message (the first
+ * @param maxReceiveBytes message size (payload bytes, metadata and header characters) past which a receive takes no further message (the first
  *     is always taken)
  */
 public record BrokerOptions(

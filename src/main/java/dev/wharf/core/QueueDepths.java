@@ -7,24 +7,30 @@ import java.util.Map;
 import java.util.concurrent.ConcurrentHashMap;
 
 /**
- * What the depth gauges read. A queue's four gauges (one per state) are read one after the other
- * in a scrape: one store read serves them all. And once a read has failed (storage down), the
+ * What the depth gauges read. A queue's gauges (one per state, and the oldest ready message's
+ * age) are read in one scrape, the depths one after the other and the age after every queue's
+ * depths: one store read serves them all, so they agree. And once a read has failed (storage
+ * down), the
  * gauges answer NaN for a while without asking: each read would otherwise wait out the store's
  * own timeout, seconds a gauge, and a scrape of many queues would hang for minutes just when it
  * matters.
  */
 final class QueueDepths {
-  /** A read this recent serves the queue's other gauges: the same scrape, in practice. */
-  private static final long FRESH_NANOS = 20_000_000L;
+  /**
+   * A read in the scrape under way serves the queue's other gauges up to this long; a gauge read
+   * outside any scrape ({@link #scrapeStarting} never called) counts as one scrape.
+   */
+  private static final long FRESH_NANOS = 5_000_000_000L;
   /** After a failed read, how long the gauges answer NaN before the store is asked again. */
   private static final long BACKOFF_NANOS = 5_000_000_000L;
 
-  private record Snapshot(QueueCounts counts, long readAt) {}
+  private record Snapshot(QueueCounts counts, long readAt, long scrape) {}
 
   private final Store store;
   private final InstantSource clock;
   private final Map<String, Snapshot> last = new ConcurrentHashMap<>();
   private volatile long askAgainAt = System.nanoTime();
+  private volatile long scrape;
 
   QueueDepths(Store store, InstantSource clock) {
     this.store = store;
@@ -63,7 +69,8 @@ final class QueueDepths {
   private QueueCounts counts(String queue) {
     long now = System.nanoTime();
     Snapshot s = last.get(queue);
-    if (s != null && now - s.readAt() < FRESH_NANOS) {
+    long current = scrape;
+    if (s != null && s.scrape() == current && now - s.readAt() < FRESH_NANOS) {
       return s.counts();
     }
     if (now - askAgainAt < 0) {
@@ -71,12 +78,16 @@ final class QueueDepths {
     }
     try {
       QueueCounts c = store.queueCounts(queue, clock.instant());
-      last.put(queue, new Snapshot(c, now));
+      last.put(queue, new Snapshot(c, now, current));
       return c;
     } catch (RuntimeException e) {
       askAgainAt = System.nanoTime() + BACKOFF_NANOS;
       return null;
     }
+  }
+
+  void scrapeStarting() {
+    scrape++;
   }
 
   void forget(String queue) {

@@ -120,6 +120,15 @@ final class QueueRegistry {
     dlqTokens = Map.copyOf(index);
   }
 
+  boolean isDeadLetterQueue(String queue) {
+    for (QueueSettings s : settings.values()) {
+      if (queue.equals(s.deadLetterQueue())) {
+        return true;
+      }
+    }
+    return false;
+  }
+
   QueueSettings find(String queue) {
     return settings.get(queue);
   }
@@ -210,7 +219,9 @@ final class QueueRegistry {
    * Before a queue stops dead-lettering into its DLQ (it names another or none, or it is deleted),
    * the DLQ takes the queue's consumer tokens as its own: the messages the queue left there stay
    * closed to anyone those tokens did not admit, and open to its consumers. Until then the tokens
-   * opened the DLQ already, and it needed one of them, so who may read it does not change.
+   * opened the DLQ already, and it needed one of them, so who may read the DLQ does not change.
+   * Its own DLQ, if it has one, is guarded by them from then on too, as by any of its own tokens:
+   * the messages that die there came from the queue as well.
    *
    * @param before the queue's settings now (null: there is no such queue)
    * @param nextDeadLetterQueue the DLQ it will name (null: none, or it is deleted)

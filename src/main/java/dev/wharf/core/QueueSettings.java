@@ -113,7 +113,7 @@ public record QueueSettings(
       out.add("ttl: must be between 0s and 365d");
     }
     for (int i = 0; i < consumerTokens.size(); i++) {
-      String problem = BearerTokens.problem(consumerTokens.get(i));
+      String problem = BearerTokens.neverMatches(consumerTokens.get(i));
       if (problem != null) {
         out.add("consumer_tokens[" + i + "]: " + problem);
       }

@@ -58,6 +58,25 @@ public record QueueSettingsPatch(
     return b.toString();
   }
 
+  /**
+   * What is wrong with the tokens this change sets, beyond what {@link QueueSettings#problems}
+   * finds in any settings: a token set now must be ASCII ({@link BearerTokens}), while one stored
+   * before that rule stays, and a change of the queue's other settings does not touch it.
+   */
+  public List<String> problems() {
+    List<String> out = new java.util.ArrayList<>();
+    if (consumerTokens != null) {
+      for (int i = 0; i < consumerTokens.size(); i++) {
+        String t = consumerTokens.get(i);
+        String problem = t == null ? null : BearerTokens.beyondAscii(t);
+        if (problem != null) {
+          out.add("consumer_tokens[" + i + "]: " + problem);
+        }
+      }
+    }
+    return out;
+  }
+
   public QueueSettings applyTo(QueueSettings base) {
     return new QueueSettings(
         visibilityTimeout != null ? visibilityTimeout : base.visibilityTimeout(),

@@ -49,6 +49,11 @@ public final class OpsService {
 
   private void metrics(Request req, Response res) {
     res.header("Content-Type", "text/plain; version=0.0.4; charset=utf-8");
-    res.send(scrapes.run(() -> registry.scrape().getBytes(StandardCharsets.UTF_8)));
+    res.send(
+        scrapes.run(
+            () -> {
+              broker.scrapeStarting();
+              return registry.scrape().getBytes(StandardCharsets.UTF_8);
+            }));
   }
 }

@@ -156,6 +156,31 @@ class WharfAppTest {
         .orElseThrow(() -> new AssertionError("no sample " + name + " in:\n" + text));
   }
 
+  /**
+   * One edit moves a queue off its DLQ and changes the DLQ's own entry: the DLQ keeps the tokens
+   * it takes from the queue and its own, whichever entry comes first in the file.
+   */
+  @Test
+  void aDlqsEntryIsAppliedBeforeTheQueueThatLeavesIt() throws Exception {
+    String storage = "server: {port: 0}\nstorage: {path: '" + dir.resolve("d.db") + "'}\n";
+    try (WharfApp app =
+        WharfApp.start(
+            config(
+                storage
+                    + "queues:\n  pay: {consumer_tokens: [p4y], dead_letter_queue: pay.dlq}\n"
+                    + "  pay.dlq: {consumer_tokens: [ops]}\n"))) {
+      assertThat(app.broker().consumerTokens("pay.dlq")).containsExactlyInAnyOrder("ops", "p4y");
+    }
+    try (WharfApp app =
+        WharfApp.start(
+            config(
+                storage
+                    + "queues:\n  pay: {consumer_tokens: [p4y], dead_letter_queue: pay.dlq2}\n"
+                    + "  pay.dlq: {consumer_tokens: [ops], visibility_timeout: 40s}\n"))) {
+      assertThat(app.broker().consumerTokens("pay.dlq")).containsExactly("ops", "p4y");
+    }
+  }
+
   @Test
   void theConfiguredTransportServesAndTheStartLineNamesIt() throws Exception {
     WharfConfig cfg =

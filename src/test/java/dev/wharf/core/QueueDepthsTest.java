@@ -73,6 +73,19 @@ class QueueDepthsTest {
   }
 
   @Test
+  void inAScrapeAQueuesDepthsAndAgeShareOneReadAndTheNextScrapeReadsAgain() {
+    broker.scrapeStarting();
+    reads.set(0);
+    assertThat(scrape()).hasSize(6 * 4);
+    assertThat(registry.find("wharf_queue_oldest_ready_age_seconds").gauges()).hasSize(6)
+        .allMatch(g -> g.value() == 0.0);
+    assertThat(reads.get()).isEqualTo(6);
+    broker.scrapeStarting();
+    scrape();
+    assertThat(reads.get()).isEqualTo(12);
+  }
+
+  @Test
   void afterAFailedReadTheGaugesAnswerNanWithoutAskingTheStore() {
     down.set(true);
     reads.set(0);
