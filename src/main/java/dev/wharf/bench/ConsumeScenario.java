@@ -1,6 +1,7 @@
 package dev.wharf.bench;
 
 import com.fasterxml.jackson.databind.JsonNode;
+import com.fasterxml.jackson.databind.ObjectMapper;
 import dev.wharf.loopback.HttpConn;
 import java.io.IOException;
 import java.util.ArrayList;
@@ -151,14 +152,13 @@ final class ConsumeScenario {
         toAck = got;
         return;
       }
-      int n = toAck.size();
+      int n = ackedBy(status, body, toAck.size());
       toAck = null;
       if (status < 200 || status > 299) {
         acked.error("http " + status);
-        return;
       }
       backlog.acked(n);
-      if (phase.measuring(startedNs)) {
+      if (n > 0 && phase.measuring(startedNs)) {
         acked.ok(startedNs, endedNs, n);
       }
     }
@@ -215,14 +215,40 @@ final class ConsumeScenario {
       long ackStarted = System.nanoTime();
       HttpConn.Response a = conn.send("POST", ack, Payloads.ack(got.leaseIds()));
       long ackEnded = System.nanoTime();
+      int n = ackedBy(a.status(), a.body(), got.size());
       if (!a.ok()) {
         acks.error("http " + a.status());
-        return;
       }
-      backlog.acked(got.size());
-      if (phase.measuring(ackStarted)) {
-        acks.ok(ackStarted, ackEnded, got.size());
+      backlog.acked(n);
+      if (n > 0 && phase.measuring(ackStarted)) {
+        acks.ok(ackStarted, ackEnded, n);
       }
+    }
+  }
+
+  private static final ObjectMapper JSON = new ObjectMapper();
+
+  /**
+   * How many of an ack's {@code sent} leases it acked: all on a 2xx; on a 409 (some leases no
+   * longer held) those whose outcome says so, which count and free their backlog room as any.
+   */
+  static int ackedBy(int status, byte[] body, int sent) {
+    if (status >= 200 && status <= 299) {
+      return sent;
+    }
+    if (status != 409 || body == null) {
+      return 0;
+    }
+    try {
+      int n = 0;
+      for (JsonNode r : JSON.readTree(body).path("results")) {
+        if (r.path("outcome").asText().equals("acked")) {
+          n++;
+        }
+      }
+      return n;
+    } catch (IOException e) {
+      return 0;
     }
   }
 }

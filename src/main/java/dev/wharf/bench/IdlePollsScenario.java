@@ -49,7 +49,7 @@ final class IdlePollsScenario {
     long started = System.nanoTime();
     try {
       for (int i = 0; i < n; i++) {
-        MiniHttp conn = new MiniHttp(target.port(), null, 1024);
+        MiniHttp conn = new MiniHttp(target.port(), target.token(), 1024);
         conns.add(conn);
         threads.add(Thread.ofVirtual().start(() -> {
           try {

@@ -17,10 +17,16 @@ final class PacedPublisher implements MuxClients.Conversation {
   static final class Pace {
     /** Further behind than this (the server's warm-up), the missed slots are skipped. */
     private static final long MAX_BEHIND_NS = 100_000_000L;
+    /**
+     * A message sent later than this after its slot waited for a free connection, beyond the
+     * multiplexed publishers' 1 ms look at idle ones: a wait the latencies do not hold.
+     */
+    static final long LATE_NS = 2_000_000L;
 
     private final long startNs;
     private final double intervalNs;
     private long slot;
+    private long late;
 
     Pace(long startNs, double ratePerSecond) {
       this.startNs = startNs;
@@ -43,14 +49,31 @@ final class PacedPublisher implements MuxClients.Conversation {
       return due;
     }
 
-    /** Takes the next slot only if it is due at {@code nowNs}. */
-    synchronized boolean takeIfDue(long nowNs) {
+    /** Takes the next slot only if it is due at {@code nowNs}: when it was due, else -1. */
+    synchronized long takeIfDue(long nowNs) {
       if (nowNs < startNs + (long) (slot * intervalNs)) {
-        return false;
+        return -1;
       }
-      take(nowNs);
-      return true;
+      long due = take(nowNs);
+      // A skip leaves the schedule at the slot due now: that one is sent, not one more besides.
+      return due >= 0 ? due : takeIfDue(nowNs);
     }
+
+    /**
+     * Counts a message of the measured window sent more than {@link #LATE_NS} after the slot it
+     * took ({@code dueNs}): it waited for a connection to come free.
+     */
+    synchronized void sent(long dueNs, long sentNs, Phase phase) {
+      if (sentNs - dueNs > LATE_NS && phase.measuring(sentNs)) {
+        late++;
+      }
+    }
+
+    /** Messages of the measured window sent more than {@link #LATE_NS} after their slot. */
+    synchronized long late() {
+      return late;
+    }
+
   }
 
   private final Phase phase;
@@ -70,7 +93,12 @@ final class PacedPublisher implements MuxClients.Conversation {
   @Override
   public MuxClients.Request next() {
     long now = System.nanoTime();
-    return pace.takeIfDue(now) ? new MuxClients.Request(path, Payloads.publish(now)) : null;
+    long due = pace.takeIfDue(now);
+    if (due < 0) {
+      return null;
+    }
+    pace.sent(due, now, phase);
+    return new MuxClients.Request(path, Payloads.publish(now));
   }
 
   @Override

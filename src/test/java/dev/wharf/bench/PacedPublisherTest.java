@@ -21,13 +21,13 @@ class PacedPublisherTest {
   @Test
   void slotsAreTakenInOrderAtTheRate() {
     PacedPublisher.Pace pace = new PacedPublisher.Pace(1_000 * MS, 1000); // one a millisecond
-    assertThat(pace.takeIfDue(999 * MS)).isFalse();
-    assertThat(pace.takeIfDue(1_000 * MS)).isTrue();
-    assertThat(pace.takeIfDue(1_000 * MS)).isFalse();
+    assertThat(pace.takeIfDue(999 * MS)).isEqualTo(-1);
+    assertThat(pace.takeIfDue(1_000 * MS)).isEqualTo(1_000 * MS);
+    assertThat(pace.takeIfDue(1_000 * MS)).isEqualTo(-1);
     // Two slots due by 1.002 s, whoever asks.
-    assertThat(pace.takeIfDue(1_002 * MS)).isTrue();
-    assertThat(pace.takeIfDue(1_002 * MS)).isTrue();
-    assertThat(pace.takeIfDue(1_002 * MS)).isFalse();
+    assertThat(pace.takeIfDue(1_002 * MS)).isEqualTo(1_001 * MS);
+    assertThat(pace.takeIfDue(1_002 * MS)).isEqualTo(1_002 * MS);
+    assertThat(pace.takeIfDue(1_002 * MS)).isEqualTo(-1);
     // A blocking publisher takes the next slot ahead and sleeps until it is due.
     assertThat(pace.take(1_002 * MS)).isEqualTo(1_003 * MS);
   }
@@ -37,9 +37,27 @@ class PacedPublisherTest {
     PacedPublisher.Pace pace = new PacedPublisher.Pace(0, 1000);
     // 500 ms late: skipped up to now, and the slot after that is the next one sent.
     assertThat(pace.take(500 * MS)).isEqualTo(-1);
-    assertThat(pace.takeIfDue(500 * MS)).isTrue();
-    assertThat(pace.takeIfDue(500 * MS)).isFalse();
-    assertThat(pace.takeIfDue(501 * MS)).isTrue();
+    assertThat(pace.takeIfDue(500 * MS)).isEqualTo(500 * MS);
+    assertThat(pace.takeIfDue(500 * MS)).isEqualTo(-1);
+    assertThat(pace.takeIfDue(501 * MS)).isEqualTo(501 * MS);
+    // A multiplexed publisher that finds itself far behind skips too, and sends one message
+    // for the slot due now, not two.
+    assertThat(pace.takeIfDue(900 * MS)).isEqualTo(900 * MS);
+    assertThat(pace.takeIfDue(900 * MS)).isEqualTo(-1);
+  }
+
+  @Test
+  void messagesSentWellAfterTheirSlotAreCounted() {
+    PacedPublisher.Pace pace = new PacedPublisher.Pace(0, 1000);
+    Phase phase = new Phase(0, 60);
+    long now = System.nanoTime();
+    pace.sent(now, now + MS, phase);
+    assertThat(pace.late()).isZero();
+    pace.sent(now, now + PacedPublisher.Pace.LATE_NS + 1, phase);
+    assertThat(pace.late()).isEqualTo(1);
+    // Before the measured window: not counted.
+    pace.sent(now - 20_000 * MS, now - 10_000 * MS, phase);
+    assertThat(pace.late()).isEqualTo(1);
   }
 
   @Test
