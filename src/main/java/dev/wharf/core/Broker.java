@@ -23,8 +23,10 @@ import java.time.InstantSource;
 import java.util.ArrayList;
 import java.util.LinkedHashSet;
 import java.util.List;
+import java.util.Map;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.CompletionException;
+import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.ScheduledExecutorService;
 import java.util.concurrent.ScheduledThreadPoolExecutor;
 import java.util.concurrent.TimeUnit;
@@ -260,6 +262,7 @@ public final class Broker implements AutoCloseable {
   }
 
   private void deleted(String queue, QueueSettings before) {
+    forgetWake(queue);
     metrics.forget(queue);
     depths.forget(queue);
     // Its long-polls answer now (queue not found) instead of holding their connections, and
@@ -831,9 +834,52 @@ public final class Broker implements AutoCloseable {
     guard(() -> store.messagesNextVisible(queue, now)).ifPresent(t -> scheduleWake(queue, t));
   }
 
+  /** A wake of a queue's consumers scheduled for when a delayed message becomes visible. */
+  private record PendingWake(Instant at, java.util.concurrent.ScheduledFuture<?> task) {}
+
+  /**
+   * At most one per queue, the earliest asked for: each delayed publish or nack, and each
+   * consumer that parks, asks for one, and a task each would live until its time (days, for a
+   * long delay). The consumers it wakes that find nothing ask again for the next, when they park.
+   */
+  private final Map<String, PendingWake> wakes = new ConcurrentHashMap<>();
+
   private void scheduleWake(String queue, Instant at) {
-    long ms = Math.max(0, Duration.between(clock.instant(), at).toMillis());
-    timers.schedule(() -> waiters.wake(queue, BrokerOptions.MAX_RECEIVE_BATCH), ms, TimeUnit.MILLISECONDS);
+    wakes.compute(
+        queue,
+        (q, pending) -> {
+          if (pending != null && !pending.task().isDone() && !pending.at().isAfter(at)) {
+            return pending;
+          }
+          if (pending != null) {
+            pending.task().cancel(false);
+          }
+          long ms = Math.max(0, Duration.between(clock.instant(), at).toMillis());
+          PendingWake[] self = new PendingWake[1];
+          java.util.concurrent.ScheduledFuture<?> task =
+              timers.schedule(
+                  () -> {
+                    wakes.remove(q, self[0]);
+                    waiters.wake(q, BrokerOptions.MAX_RECEIVE_BATCH);
+                  },
+                  ms,
+                  TimeUnit.MILLISECONDS);
+          self[0] = new PendingWake(at, task);
+          return self[0];
+        });
+  }
+
+  /** Tasks waiting on the timers' thread (for tests: what parks and delays leave behind). */
+  int scheduledTasks() {
+    return ((ScheduledThreadPoolExecutor) timers).getQueue().size();
+  }
+
+  /** Drops a deleted queue's pending wake. */
+  private void forgetWake(String queue) {
+    PendingWake pending = wakes.remove(queue);
+    if (pending != null) {
+      pending.task().cancel(false);
+    }
   }
 
   private void watch(String queue) {

@@ -1,7 +1,9 @@
 package dev.wharf.core;
 
 import java.util.ArrayList;
+import java.util.HashSet;
 import java.util.List;
+import java.util.Set;
 import java.util.function.Function;
 
 /**
@@ -28,12 +30,13 @@ public final class DeadLetterLoops {
       return null;
     }
     List<String> path = new ArrayList<>(List.of(queue));
+    Set<String> onPath = new HashSet<>(path);
     while (next != null) {
-      boolean seen = path.contains(next);
+      boolean seen = !onPath.add(next);
       path.add(next);
       if (next.equals(queue)) {
         return "dead_letter_queue: leads back to this queue ("
-            + String.join(" -> ", path)
+            + shown(path)
             + "), where a message that keeps failing would move round forever";
       }
       if (seen) {
@@ -44,5 +47,16 @@ public final class DeadLetterLoops {
       next = n == null ? null : n.deadLetterQueue();
     }
     return null;
+  }
+
+  /** The loop's queues, its middle left out when long: each queue of a long loop reports it. */
+  private static String shown(List<String> path) {
+    if (path.size() <= 12) {
+      return String.join(" -> ", path);
+    }
+    return String.join(" -> ", path.subList(0, 5))
+        + " -> ... -> "
+        + String.join(" -> ", path.subList(path.size() - 5, path.size()))
+        + ", " + (path.size() - 1) + " queues";
   }
 }

@@ -1,5 +1,6 @@
 package dev.wharf.http;
 
+import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.ExecutionException;
 import java.util.concurrent.LinkedBlockingQueue;
 import java.util.concurrent.ThreadPoolExecutor;
@@ -13,7 +14,9 @@ import java.util.function.Supplier;
  * allocation profile of 20 scrapes). A platform thread's writer starts at its full size.
  *
  * <p>One thread at most, made when a scrape comes and gone after a minute without one, so a
- * server that is never scraped holds none; concurrent scrapes take turns.
+ * server that is never scraped holds none. Scrapes asked for while one runs share the next: each
+ * answer is rendered after it was asked for, and however many clients ask at once (or ask and
+ * leave), at most one scrape runs and one waits.
  */
 final class PlatformScrapes {
   private final ThreadPoolExecutor thread =
@@ -25,10 +28,44 @@ final class PlatformScrapes {
           new LinkedBlockingQueue<>(),
           Thread.ofPlatform().name("wharf-metrics").daemon().factory());
 
+  /** The scrape asked for and not yet begun, which whoever asks meanwhile shares. */
+  private CompletableFuture<Object> next;
+
+  /** Callers waiting for {@link #next}: how many share it (for tests). */
+  private int sharing;
+
+  synchronized int waitingForNext() {
+    return sharing;
+  }
+
   /** The supplier's value, computed on the scrape thread; the caller waits for it. */
+  @SuppressWarnings("unchecked")
   <T> T run(Supplier<T> scrape) {
+    CompletableFuture<Object> shared;
+    synchronized (this) {
+      if (next == null) {
+        CompletableFuture<Object> f = new CompletableFuture<>();
+        next = f;
+        thread.execute(
+            () -> {
+              synchronized (this) {
+                if (next == f) {
+                  next = null;
+                  sharing = 0;
+                }
+              }
+              try {
+                f.complete(scrape.get());
+              } catch (RuntimeException | Error e) {
+                f.completeExceptionally(e);
+              }
+            });
+      }
+      shared = next;
+      sharing++;
+    }
     try {
-      return thread.submit(scrape::get).get();
+      return (T) shared.get();
     } catch (InterruptedException e) {
       Thread.currentThread().interrupt();
       throw new IllegalStateException("interrupted while waiting for a metrics scrape", e);

@@ -420,6 +420,22 @@ class ConfigLoaderTest {
   }
 
   @Test
+  void aLongLoopIsCheckedQuicklyAndNamedInShort() {
+    StringBuilder yaml = new StringBuilder("queues:\n");
+    int n = 3000;
+    for (int i = 0; i < n; i++) {
+      yaml.append("  q").append(i).append(": {dead_letter_queue: q").append((i + 1) % n)
+          .append("}\n");
+    }
+    List<String> loops = errors(yaml.toString());
+    assertThat(loops).hasSize(n);
+    assertThat(loops.get(0))
+        .isEqualTo("queues.q0.dead_letter_queue: leads back to this queue (q0 -> q1 -> q2 -> q3"
+            + " -> q4 -> ... -> q2996 -> q2997 -> q2998 -> q2999 -> q0, 3000 queues), where a"
+            + " message that keeps failing would move round forever");
+  }
+
+  @Test
   void zeroTtlMeansNone() {
     assertThat(parse("queues:\n  q: {ttl: 0s}\n").queues().get("q").settings().ttl()).isNull();
   }

@@ -49,4 +49,44 @@ class MetricsScrapeTest {
         };
     assertThatThrownBy(() -> scrapes.run(failing)).isSameAs(boom);
   }
+
+  @Test
+  void scrapesAskedForWhileOneRunsShareTheNext() throws Exception {
+    PlatformScrapes scrapes = new PlatformScrapes();
+    java.util.concurrent.CountDownLatch running = new java.util.concurrent.CountDownLatch(1);
+    java.util.concurrent.CountDownLatch release = new java.util.concurrent.CountDownLatch(1);
+    java.util.concurrent.atomic.AtomicInteger runs = new java.util.concurrent.atomic.AtomicInteger();
+    Supplier<Integer> scrape =
+        () -> {
+          int n = runs.incrementAndGet();
+          if (n == 1) {
+            running.countDown();
+            try {
+              release.await();
+            } catch (InterruptedException e) {
+              throw new IllegalStateException(e);
+            }
+          }
+          return n;
+        };
+    try (var pool = java.util.concurrent.Executors.newVirtualThreadPerTaskExecutor()) {
+      var first = pool.submit(() -> scrapes.run(scrape));
+      running.await();
+      java.util.List<java.util.concurrent.Future<Integer>> later = new java.util.ArrayList<>();
+      for (int i = 0; i < 16; i++) {
+        later.add(pool.submit(() -> scrapes.run(scrape)));
+      }
+      // Let the sixteen reach the scrapes before the running one ends.
+      long deadline = System.nanoTime() + 10_000_000_000L;
+      while (scrapes.waitingForNext() < 16 && System.nanoTime() < deadline) {
+        Thread.onSpinWait();
+      }
+      release.countDown();
+      assertThat(first.get()).isEqualTo(1);
+      for (var f : later) {
+        assertThat(f.get()).isEqualTo(2);
+      }
+    }
+    assertThat(runs.get()).isEqualTo(2);
+  }
 }

@@ -1,0 +1,63 @@
+package dev.wharf.core;
+
+import static org.assertj.core.api.Assertions.assertThat;
+import static org.assertj.core.api.Assertions.assertThatThrownBy;
+
+import dev.wharf.store.ContentType;
+import dev.wharf.store.Delivery;
+import dev.wharf.testing.SqliteBroker;
+import java.nio.charset.StandardCharsets;
+import java.nio.file.Path;
+import java.time.Duration;
+import java.util.List;
+import java.util.Map;
+import java.util.concurrent.CompletableFuture;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.io.TempDir;
+
+/**
+ * Delayed messages and the consumers waiting for them: one wake is scheduled per queue, the
+ * earliest, however many delayed messages and parked consumers ask for one.
+ */
+class DelayedWakeTest {
+  @TempDir Path dir;
+
+  private static Publish delayed(Duration d) {
+    return new Publish(ContentType.JSON, "1".getBytes(StandardCharsets.UTF_8), Map.of(), null,
+        d, null, null, null);
+  }
+
+  @Test
+  void delayedPublishesAndParksWhileAConsumerWaitsLeaveOneWakeAQueue() {
+    try (SqliteBroker open = SqliteBroker.open(dir.resolve("wharf.db"))) {
+      Broker broker = open.broker();
+      broker.putQueue("q", QueueSettingsPatch.EMPTY);
+      int before = broker.scheduledTasks();
+      CompletableFuture<List<Delivery>> parked =
+          broker.receiveLater("q", 1, Duration.ofSeconds(30), null);
+      // The parked receive's own timeout.
+      assertThat(broker.scheduledTasks()).isEqualTo(before + 1);
+      for (int i = 0; i < 200; i++) {
+        broker.publish("q", List.of(delayed(Duration.ofHours(1).plusSeconds(i))));
+      }
+      // Short waits that find nothing park and ask for the next visible message's wake too.
+      for (int i = 0; i < 50; i++) {
+        broker.receiveLater("q", 1, Duration.ofMillis(1), null).join();
+      }
+      assertThat(broker.scheduledTasks()).isEqualTo(before + 2);
+      // An earlier message takes the wake's place, rather than adding one.
+      broker.publish("q", List.of(delayed(Duration.ofMinutes(1))));
+      assertThat(broker.scheduledTasks()).isEqualTo(before + 2);
+      assertThat(parked).isNotDone();
+      broker.deleteQueue("q");
+      // Its long-poll is answered (queue not found), and nothing of the queue stays scheduled.
+      assertThatThrownBy(parked::join).hasCauseInstanceOf(BrokerException.QueueNotFound.class);
+      // Its timeout is cancelled as it is answered, on the thread that answers it.
+      long deadline = System.nanoTime() + 10_000_000_000L;
+      while (broker.scheduledTasks() > before && System.nanoTime() < deadline) {
+        Thread.onSpinWait();
+      }
+      assertThat(broker.scheduledTasks()).isEqualTo(before);
+    }
+  }
+}
