@@ -861,6 +861,14 @@ public final class Broker implements AutoCloseable {
                   () -> {
                     wakes.remove(q, self[0]);
                     waiters.wake(q, BrokerOptions.MAX_RECEIVE_BATCH);
+                    if (waiters.hasWaiters(q)) {
+                      // Consumers this wake did not reach wait on for the next delayed message.
+                      try {
+                        scheduleWakeForDelayed(q, clock.instant());
+                      } catch (RuntimeException e) {
+                        LOG.log(Level.FINE, "could not schedule the next wake of " + q, e);
+                      }
+                    }
                   },
                   ms,
                   TimeUnit.MILLISECONDS);
