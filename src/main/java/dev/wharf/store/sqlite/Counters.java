@@ -47,6 +47,19 @@ final class Counters {
     counted.completeExceptionally(cause);
   }
 
+  /** Why the count at start failed, or null when it succeeded or is under way. */
+  String countFailure() {
+    if (!counted.isCompletedExceptionally()) {
+      return null;
+    }
+    try {
+      counted.join();
+      return null;
+    } catch (CompletionException e) {
+      return StoreException.firstLine(e.getCause().getMessage());
+    }
+  }
+
   long get(String queue, int state) {
     LongAdder[] a = byQueue.get(queue);
     return a == null ? 0 : Math.max(0, a[state].sum());

@@ -124,8 +124,9 @@ public final class SqliteStore implements Store {
 
   @Override
   public void start() {
-    String url = "jdbc:sqlite:" + file.toAbsolutePath();
-    owner = OwnerLock.acquire(file);
+    Path db = linkedTo(file);
+    String url = "jdbc:sqlite:" + db;
+    owner = OwnerLock.acquire(db);
     try {
       writeConn = SqliteConnections.open(url);
       int pageSizeInUse;
@@ -156,12 +157,12 @@ public final class SqliteStore implements Store {
       ids = new IdLookup(SqliteSchema.legacyIdsUpTo(writeConn));
       // Pinned before the writer exists, so the count sees exactly what its deltas do not.
       startupCount = new StartupCount(url);
-      Path walFile = Path.of(file.toAbsolutePath() + "-wal");
+      Path walFile = Path.of(db + "-wal");
       wal = FileChannel.open(walFile, StandardOpenOption.WRITE);
       checkpointer =
           new Checkpointer(
               url,
-              file,
+              db,
               walRestartFrames > 0 ? walRestartFrames : Checkpointer.restartFrames(pageSizeInUse),
               checkpointInBackground);
       memoryLeases = new MemoryLeases(leaseWriteBackAge);
@@ -188,6 +189,18 @@ public final class SqliteStore implements Store {
                   ? "no such file: " + e.getMessage()
                   : e.getMessage();
       throw new StoreException("cannot open " + file + ": " + why, e);
+    }
+  }
+
+  /**
+   * The file a path names, through a symbolic link: SQLite opens the link's target and names its
+   * WAL after it, and two names of one file must take one lock ({@link OwnerLock}).
+   */
+  private static Path linkedTo(Path file) {
+    try {
+      return java.nio.file.Files.exists(file) ? file.toRealPath() : file.toAbsolutePath();
+    } catch (IOException e) {
+      return file.toAbsolutePath();
     }
   }
 
@@ -362,6 +375,11 @@ public final class SqliteStore implements Store {
 
   @Override
   public String unready() {
+    String uncounted = counters.countFailure();
+    if (uncounted != null) {
+      // Nothing that needs the counts (stats, every write's bookkeeping) can be served.
+      return "the messages on disk could not be counted at start: " + uncounted;
+    }
     try {
       reads.read(c -> {
         try (Statement s = c.createStatement(); ResultSet rs = s.executeQuery("SELECT 1")) {

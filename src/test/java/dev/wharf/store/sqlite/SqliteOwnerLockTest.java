@@ -33,4 +33,24 @@ class SqliteOwnerLockTest {
       second.close();
     }
   }
+
+  @Test
+  void aPathThatIsALinkOpensItsTargetAndSharesItsLock() throws Exception {
+    Path db = dir.resolve("wharf.db");
+    SqliteStore made = new SqliteStore(db);
+    made.start();
+    made.queuesPut(new QueueRecord("q", "{}", null));
+    made.close();
+    Path link = java.nio.file.Files.createSymbolicLink(dir.resolve("link.db"), db);
+    SqliteStore viaLink = new SqliteStore(link);
+    viaLink.start();
+    try {
+      assertThat(viaLink.queuesGet("q")).isPresent();
+      assertThatThrownBy(() -> new SqliteStore(db).start())
+          .isInstanceOf(StoreException.class)
+          .hasMessageContaining("another Wharf process is using");
+    } finally {
+      viaLink.close();
+    }
+  }
 }
