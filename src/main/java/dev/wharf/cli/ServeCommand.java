@@ -46,14 +46,16 @@ final class ServeCommand implements Runnable {
       NETTY.setLevel(Level.WARNING);
       POOL.setLevel(Level.WARNING);
     }
+    // Taken before the start, which may take seconds (a WAL to recover): a stop asked for
+    // meanwhile is a clean stop once the server is up, not the JVM's exit 143.
+    CountDownLatch stopAsked = new CountDownLatch(1);
+    StopSignals.install(stopAsked);
     WharfApp app;
     try {
       app = WharfApp.start(cfg);
     } catch (StartupException e) {
       throw new CliException(CliException.FAILED, e.getMessage());
     }
-    CountDownLatch stopAsked = new CountDownLatch(1);
-    StopSignals.install(stopAsked);
     // Other ends of the JVM (SIGHUP, or signals the JVM keeps for itself) run shutdown hooks:
     // close the server, then the broker, then the store, there too.
     Runtime.getRuntime().addShutdownHook(

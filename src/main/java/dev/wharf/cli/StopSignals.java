@@ -1,6 +1,7 @@
 package dev.wharf.cli;
 
 import java.util.concurrent.CountDownLatch;
+import java.util.concurrent.atomic.AtomicLong;
 import sun.misc.Signal;
 
 /**
@@ -12,16 +13,27 @@ final class StopSignals {
   private StopSignals() {}
 
   /**
+   * A second signal this soon after the first is the same ask: {@code timeout} and some
+   * supervisors signal the process and then its group, which reaches it twice at once.
+   */
+  private static final long SAME_ASK_NANOS = 200_000_000L;
+
+  /**
    * Counts {@code stopAsked} down on the first of the two signals; a second one while the server
    * stops ends the process at once, as an operator pressing Ctrl-C again means. When the JVM
    * keeps the signals for itself ({@code -Xrs}) its shutdown hooks stop the server instead.
    */
   static void install(CountDownLatch stopAsked) {
+    AtomicLong firstAt = new AtomicLong();
     try {
       for (String name : new String[] {"TERM", "INT"}) {
         Signal.handle(new Signal(name), signal -> {
-          if (stopAsked.getCount() == 0) {
+          long now = System.nanoTime();
+          if (stopAsked.getCount() == 0 && now - firstAt.get() >= SAME_ASK_NANOS) {
             Runtime.getRuntime().halt(128 + signal.getNumber());
+          }
+          if (stopAsked.getCount() > 0) {
+            firstAt.set(now);
           }
           stopAsked.countDown();
         });

@@ -61,7 +61,10 @@ class ServeProcessTest {
         HttpResponse.BodyHandlers.ofString());
     assertThat(ready.statusCode()).isEqualTo(200);
 
-    child.destroy(); // SIGTERM: the server closes, then the store, and the command returns
+    // SIGTERM: the server closes, then the store, and the command returns. Sent twice at once, as
+    // `timeout` does (to the process, then its group): still one ask, not "stop at once".
+    String pid = String.valueOf(child.pid());
+    assertThat(new ProcessBuilder("kill", "-TERM", pid, pid).start().waitFor()).isZero();
     assertThat(child.waitFor(30, TimeUnit.SECONDS)).isTrue();
     assertThat(child.exitValue()).as("a stop asked by SIGTERM is not a failure").isZero();
     List<String> lines = Files.readAllLines(output, StandardCharsets.UTF_8);
