@@ -88,7 +88,8 @@ final class LatencyScenario {
       if (late > 0) {
         r.line(String.format(
             "warning: %d of the measured messages (%.2f%%) went out more than %d ms after their"
-                + " slot, waiting for a free connection: the latencies below leave out that wait",
+                + " slot (every connection busy, or the publishers' thread waiting for a core):"
+                + " the latencies below leave out that wait",
             late, 100.0 * late / Math.max(1, published.messages),
             PacedPublisher.Pace.LATE_NS / 1_000_000));
       }

@@ -18,8 +18,9 @@ final class PacedPublisher implements MuxClients.Conversation {
     /** Further behind than this (the server's warm-up), the missed slots are skipped. */
     private static final long MAX_BEHIND_NS = 100_000_000L;
     /**
-     * A message sent later than this after its slot waited for a free connection, beyond the
-     * multiplexed publishers' 1 ms look at idle ones: a wait the latencies do not hold.
+     * A message sent later than this after its slot waited, beyond the multiplexed publishers'
+     * 1 ms look at idle connections: for one to come free, or for a core to run their thread. A
+     * wait the latencies do not hold.
      */
     static final long LATE_NS = 2_000_000L;
 
