@@ -154,6 +154,7 @@ public final class SqliteStore implements Store {
         }
       }
       SqliteSchema.migrate(writeConn);
+      requireWritable(writeConn);
       ids = new IdLookup(SqliteSchema.legacyIdsUpTo(writeConn));
       // Pinned before the writer exists, so the count sees exactly what its deltas do not.
       startupCount = new StartupCount(url);
@@ -189,6 +190,24 @@ public final class SqliteStore implements Store {
                   ? "no such file: " + e.getMessage()
                   : e.getMessage();
       throw new StoreException("cannot open " + file + ": " + why, e);
+    }
+  }
+
+  /**
+   * SQLite opens a file it may not write (or whose {@code -shm} it may not) read-only, and says so
+   * only at the first write: after the start, to every publish. A write rolled back asks now.
+   */
+  private static void requireWritable(Connection c) throws SQLException {
+    try (Statement s = c.createStatement()) {
+      s.execute("BEGIN IMMEDIATE");
+      try {
+        s.execute("INSERT INTO seq_reserved(up_to) VALUES (0)");
+      } finally {
+        s.execute("ROLLBACK");
+      }
+    } catch (SQLException e) {
+      throw new SQLException(
+          "the database cannot be written (" + StoreException.firstLine(e.getMessage()) + ")", e);
     }
   }
 
