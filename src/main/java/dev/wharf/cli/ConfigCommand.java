@@ -21,6 +21,9 @@ import picocli.CommandLine.Spec;
     description = "Work with the config file.",
     subcommands = ConfigCommand.Check.class)
 final class ConfigCommand implements Runnable {
+  /** The queues the summary names; the rest are counted. */
+  private static final int LISTED_QUEUES = 20;
+
   @ParentCommand Main main;
   @Spec CommandSpec spec;
 
@@ -77,11 +80,18 @@ final class ConfigCommand implements Runnable {
                   : "admin token set")
               + (cfg.auth().requireTokens() ? ", tokens required on every queue" : ""));
       StringBuilder queues = new StringBuilder();
+      int named = 0;
       for (QueueConfig q : cfg.queues().values()) {
+        if (named == LISTED_QUEUES) {
+          // A file of hundreds of queues would make this one line of tens of kilobytes.
+          queues.append(", and ").append(cfg.queues().size() - named).append(" more");
+          break;
+        }
         queues.append(queues.isEmpty() ? "" : ", ").append(q.name());
         if (q.settings().deadLetterQueue() != null) {
           queues.append(" (dlq ").append(q.settings().deadLetterQueue()).append(')');
         }
+        named++;
       }
       out.println("  queues:  " + cfg.queues().size() + (queues.isEmpty() ? "" : ": " + queues));
       out.println("  sources: " + cfg.sources().size());

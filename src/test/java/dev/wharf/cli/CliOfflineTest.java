@@ -306,6 +306,19 @@ class CliOfflineTest {
   }
 
   @Test
+  void configCheckNamesTwentyQueuesAndCountsTheRest() throws Exception {
+    Path cfg = dir.resolve("many.yaml");
+    StringBuilder yaml = new StringBuilder("queues:\n");
+    for (int i = 0; i < 25; i++) {
+      yaml.append("  q").append(i).append(": {dead_letter_queue: \"\"}\n");
+    }
+    Files.writeString(cfg, yaml.toString());
+    CliRun r = CliRun.run("config", "check", "-c", cfg.toString());
+    assertThat(r.exitCode()).isZero();
+    assertThat(r.out()).contains("  queues:  25: q0, q1, q2, ", ", q19, and 5 more\n");
+  }
+
+  @Test
   void configCheckWarnsOfRequiredTokensWithNoAdminToken() throws Exception {
     Path cfg = dir.resolve("wharf.yaml");
     Files.writeString(
