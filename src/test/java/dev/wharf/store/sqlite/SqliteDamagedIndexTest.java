@@ -5,7 +5,6 @@ import static org.assertj.core.api.Assertions.assertThat;
 import dev.wharf.store.ContentType;
 import dev.wharf.store.NewMessage;
 import dev.wharf.store.PublishBatch;
-import dev.wharf.store.QueueRecord;
 import java.io.RandomAccessFile;
 import java.nio.charset.StandardCharsets;
 import java.nio.file.Path;
@@ -31,9 +30,7 @@ class SqliteDamagedIndexTest {
   @Test
   void aCountThatFailsAtStartKeepsTheStoreUnready() throws Exception {
     Path db = dir.resolve("wharf.db");
-    SqliteStore made = new SqliteStore(db);
-    made.start();
-    made.queuesPut(new QueueRecord("q", "{}", null));
+    SqliteStore made = StartedWithQueue.at(db);
     Instant now = Instant.parse("2026-01-01T00:00:00Z");
     List<NewMessage> messages = new ArrayList<>();
     for (int i = 0; i < 2000; i++) {

@@ -37,9 +37,7 @@ class SqliteOwnerLockTest {
   @Test
   void aPathThatIsALinkOpensItsTargetAndSharesItsLock() throws Exception {
     Path db = dir.resolve("wharf.db");
-    SqliteStore made = new SqliteStore(db);
-    made.start();
-    made.queuesPut(new QueueRecord("q", "{}", null));
+    SqliteStore made = StartedWithQueue.at(db);
     made.close();
     Path link = java.nio.file.Files.createSymbolicLink(dir.resolve("link.db"), db);
     SqliteStore viaLink = new SqliteStore(link);

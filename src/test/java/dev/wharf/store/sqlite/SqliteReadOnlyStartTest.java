@@ -3,7 +3,6 @@ package dev.wharf.store.sqlite;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
 import static org.junit.jupiter.api.Assumptions.assumeTrue;
 
-import dev.wharf.store.QueueRecord;
 import dev.wharf.store.StoreException;
 import java.nio.file.Files;
 import java.nio.file.Path;
@@ -22,9 +21,7 @@ class SqliteReadOnlyStartTest {
   @Test
   void aFileThatCannotBeWrittenStopsTheStart() throws Exception {
     Path db = dir.resolve("wharf.db");
-    SqliteStore made = new SqliteStore(db);
-    made.start();
-    made.queuesPut(new QueueRecord("q", "{}", null));
+    SqliteStore made = StartedWithQueue.at(db);
     made.close();
     assumeTrue(chattr("+i", db), "chattr +i is not available here");
     try {
