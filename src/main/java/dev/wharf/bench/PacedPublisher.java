@@ -43,7 +43,8 @@ final class PacedPublisher implements MuxClients.Conversation {
       long due = startNs + (long) (slot * intervalNs);
       long behind = nowNs - due;
       if (behind > MAX_BEHIND_NS) {
-        slot += (long) (behind / intervalNs);
+        // At least one: at a rate under 10 a second one slot is longer than the bound.
+        slot += Math.max(1, (long) (behind / intervalNs));
         return -1;
       }
       slot++;

@@ -835,12 +835,20 @@ public final class Broker implements AutoCloseable {
   }
 
   /** A wake of a queue's consumers scheduled for when a delayed message becomes visible. */
-  private record PendingWake(Instant at, java.util.concurrent.ScheduledFuture<?> task) {}
+  private static final class PendingWake {
+    final Instant at;
+    volatile java.util.concurrent.ScheduledFuture<?> task;
+
+    PendingWake(Instant at) {
+      this.at = at;
+    }
+  }
 
   /**
    * At most one per queue, the earliest asked for: each delayed publish or nack, and each
    * consumer that parks, asks for one, and a task each would live until its time (days, for a
-   * long delay). The consumers it wakes that find nothing ask again for the next, when they park.
+   * long delay). When it fires it asks the store for the next time a message becomes visible and
+   * schedules that, as long as consumers wait.
    */
   private final Map<String, PendingWake> wakes = new ConcurrentHashMap<>();
 
@@ -848,33 +856,37 @@ public final class Broker implements AutoCloseable {
     wakes.compute(
         queue,
         (q, pending) -> {
-          if (pending != null && !pending.task().isDone() && !pending.at().isAfter(at)) {
+          if (pending != null && !pending.at.isAfter(at)) {
+            // It fires first, and then schedules what comes after it.
             return pending;
           }
           if (pending != null) {
-            pending.task().cancel(false);
+            pending.task.cancel(false);
           }
-          long ms = Math.max(0, Duration.between(clock.instant(), at).toMillis());
-          PendingWake[] self = new PendingWake[1];
-          java.util.concurrent.ScheduledFuture<?> task =
-              timers.schedule(
-                  () -> {
-                    wakes.remove(q, self[0]);
-                    waiters.wake(q, BrokerOptions.MAX_RECEIVE_BATCH);
-                    if (waiters.hasWaiters(q)) {
-                      // Consumers this wake did not reach wait on for the next delayed message.
-                      try {
-                        scheduleWakeForDelayed(q, clock.instant());
-                      } catch (RuntimeException e) {
-                        LOG.log(Level.FINE, "could not schedule the next wake of " + q, e);
-                      }
-                    }
-                  },
-                  ms,
-                  TimeUnit.MILLISECONDS);
-          self[0] = new PendingWake(at, task);
-          return self[0];
+          PendingWake next = new PendingWake(at);
+          // To the nanosecond: a wake a moment early finds the message not yet visible.
+          long nanos = Math.max(0, Duration.between(clock.instant(), at).toNanos());
+          next.task = timers.schedule(() -> fire(q, next), nanos, TimeUnit.NANOSECONDS);
+          return next;
         });
+  }
+
+  private void fire(String queue, PendingWake self) {
+    boolean waiting = waiters.hasWaiters(queue);
+    try {
+      waiters.wake(queue, BrokerOptions.MAX_RECEIVE_BATCH);
+    } finally {
+      // Only now may another wake be scheduled in its place; the store is asked after, so a
+      // delayed message made while this one ran is not missed.
+      wakes.remove(queue, self);
+    }
+    if (waiting || waiters.hasWaiters(queue)) {
+      try {
+        scheduleWakeForDelayed(queue, clock.instant());
+      } catch (RuntimeException e) {
+        LOG.log(Level.FINE, "could not schedule the next wake of " + queue, e);
+      }
+    }
   }
 
   /** Tasks waiting on the timers' thread (for tests: what parks and delays leave behind). */
@@ -886,7 +898,7 @@ public final class Broker implements AutoCloseable {
   private void forgetWake(String queue) {
     PendingWake pending = wakes.remove(queue);
     if (pending != null) {
-      pending.task().cancel(false);
+      pending.task.cancel(false);
     }
   }
 

@@ -56,7 +56,7 @@ final class PlatformScrapes {
               }
               try {
                 f.complete(scrape.get());
-              } catch (RuntimeException | Error e) {
+              } catch (Throwable e) {
                 f.completeExceptionally(e);
               }
             });

@@ -47,6 +47,15 @@ class PacedPublisherTest {
   }
 
   @Test
+  void atARateUnderTenASecondASkipStillMovesOn() {
+    PacedPublisher.Pace pace = new PacedPublisher.Pace(0, 2); // one every 500 ms
+    assertThat(pace.takeIfDue(0)).isZero();
+    // 300 ms behind the slot due at 500 ms: past the bound, but not a whole slot.
+    assertThat(pace.takeIfDue(800 * MS)).isEqualTo(-1);
+    assertThat(pace.takeIfDue(1_000 * MS)).isEqualTo(1_000 * MS);
+  }
+
+  @Test
   void messagesSentWellAfterTheirSlotAreCounted() {
     PacedPublisher.Pace pace = new PacedPublisher.Pace(0, 1000);
     Phase phase = new Phase(0, 60);

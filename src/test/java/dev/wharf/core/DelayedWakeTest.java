@@ -5,13 +5,17 @@ import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
 import dev.wharf.store.ContentType;
 import dev.wharf.store.Delivery;
+import dev.wharf.store.sqlite.SqliteStore;
+import dev.wharf.testing.MutableClock;
 import dev.wharf.testing.SqliteBroker;
+import io.micrometer.core.instrument.simple.SimpleMeterRegistry;
 import java.nio.charset.StandardCharsets;
 import java.nio.file.Path;
 import java.time.Duration;
 import java.util.List;
 import java.util.Map;
 import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.TimeUnit;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
 
@@ -58,6 +62,40 @@ class DelayedWakeTest {
         Thread.onSpinWait();
       }
       assertThat(broker.scheduledTasks()).isEqualTo(before);
+    }
+  }
+
+  /**
+   * Two consumers parked, two messages due one after the other: the wake of the first, which one
+   * consumer answers, leaves the next scheduled for the other, which parks again.
+   */
+  @Test
+  void theWakeOfOneDelayedMessageSchedulesTheNext() {
+    MutableClock clock = MutableClock.atEpochDay();
+    try (SqliteStore store = new SqliteStore(dir.resolve("wharf.db"))) {
+      store.start();
+      try (Broker broker =
+          new Broker(store, clock, BrokerOptions.defaults(), new SimpleMeterRegistry())) {
+        broker.startWithoutReapers();
+        broker.putQueue("q", QueueSettingsPatch.EMPTY);
+        CompletableFuture<List<Delivery>> a =
+            broker.receiveLater("q", 1, Duration.ofSeconds(20), null);
+        CompletableFuture<List<Delivery>> b =
+            broker.receiveLater("q", 1, Duration.ofSeconds(20), null);
+        broker.publish("q", List.of(delayed(Duration.ofMillis(50))));
+        broker.publish("q", List.of(delayed(Duration.ofMillis(100))));
+        clock.advance(Duration.ofMillis(50));
+        // The first wake hands the first message to one of them; the other parks again.
+        long deadline = System.nanoTime() + 10_000_000_000L;
+        while (!a.isDone() && !b.isDone() && System.nanoTime() < deadline) {
+          Thread.onSpinWait();
+        }
+        assertThat(a.isDone() ^ b.isDone()).as("one consumer has the first message").isTrue();
+        clock.advance(Duration.ofMillis(50));
+        // Its wait is 20 s: only a wake of its own brings it the second one within 10.
+        assertThat(a.orTimeout(10, TimeUnit.SECONDS).join()).hasSize(1);
+        assertThat(b.orTimeout(10, TimeUnit.SECONDS).join()).hasSize(1);
+      }
     }
   }
 }

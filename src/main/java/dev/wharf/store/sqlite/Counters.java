@@ -56,7 +56,10 @@ final class Counters {
       counted.join();
       return null;
     } catch (CompletionException e) {
-      return StoreException.firstLine(e.getCause().getMessage());
+      Throwable cause = e.getCause();
+      return cause.getMessage() == null
+          ? cause.getClass().getSimpleName()
+          : StoreException.firstLine(cause.getMessage());
     }
   }
 

@@ -216,10 +216,15 @@ public final class SqliteStore implements Store {
    * WAL after it, and two names of one file must take one lock ({@link OwnerLock}).
    */
   private static Path linkedTo(Path file) {
+    Path p = file.toAbsolutePath();
     try {
-      return java.nio.file.Files.exists(file) ? file.toRealPath() : file.toAbsolutePath();
+      // Link by link, so that one whose target does not exist yet names the file to make.
+      for (int i = 0; i < 40 && java.nio.file.Files.isSymbolicLink(p); i++) {
+        p = p.resolveSibling(java.nio.file.Files.readSymbolicLink(p)).normalize();
+      }
+      return java.nio.file.Files.exists(p) ? p.toRealPath() : p;
     } catch (IOException e) {
-      return file.toAbsolutePath();
+      return p;
     }
   }
 

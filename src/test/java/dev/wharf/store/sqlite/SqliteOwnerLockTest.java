@@ -51,4 +51,20 @@ class SqliteOwnerLockTest {
       viaLink.close();
     }
   }
+
+  @Test
+  void aLinkToAFileNotYetMadeMakesItAndLocksIt() throws Exception {
+    Path target = dir.resolve("target.db");
+    Path link = java.nio.file.Files.createSymbolicLink(dir.resolve("link.db"), target);
+    SqliteStore viaLink = new SqliteStore(link);
+    viaLink.start();
+    try {
+      assertThat(target).exists();
+      assertThatThrownBy(() -> new SqliteStore(target).start())
+          .isInstanceOf(StoreException.class)
+          .hasMessageContaining("another Wharf process is using");
+    } finally {
+      viaLink.close();
+    }
+  }
 }
