@@ -3,17 +3,15 @@ package dev.wharf.core;
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
-import dev.wharf.store.ContentType;
 import dev.wharf.store.Delivery;
 import dev.wharf.store.sqlite.SqliteStore;
 import dev.wharf.testing.MutableClock;
+import dev.wharf.testing.Publishes;
 import dev.wharf.testing.SqliteBroker;
 import io.micrometer.core.instrument.simple.SimpleMeterRegistry;
-import java.nio.charset.StandardCharsets;
 import java.nio.file.Path;
 import java.time.Duration;
 import java.util.List;
-import java.util.Map;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.TimeUnit;
 import org.junit.jupiter.api.Test;
@@ -26,11 +24,6 @@ import org.junit.jupiter.api.io.TempDir;
 class DelayedWakeTest {
   @TempDir Path dir;
 
-  private static Publish delayed(Duration d) {
-    return new Publish(ContentType.JSON, "1".getBytes(StandardCharsets.UTF_8), Map.of(), null,
-        d, null, null, null);
-  }
-
   @Test
   void delayedPublishesAndParksWhileAConsumerWaitsLeaveOneWakeAQueue() {
     try (SqliteBroker open = SqliteBroker.open(dir.resolve("wharf.db"))) {
@@ -42,7 +35,7 @@ class DelayedWakeTest {
       // The parked receive's own timeout.
       assertThat(broker.scheduledTasks()).isEqualTo(before + 1);
       for (int i = 0; i < 200; i++) {
-        broker.publish("q", List.of(delayed(Duration.ofHours(1).plusSeconds(i))));
+        broker.publish("q", List.of(Publishes.delayed("1", Duration.ofHours(1).plusSeconds(i))));
       }
       // Short waits that find nothing park and ask for the next visible message's wake too.
       for (int i = 0; i < 50; i++) {
@@ -50,7 +43,7 @@ class DelayedWakeTest {
       }
       assertThat(broker.scheduledTasks()).isEqualTo(before + 2);
       // An earlier message takes the wake's place, rather than adding one.
-      broker.publish("q", List.of(delayed(Duration.ofMinutes(1))));
+      broker.publish("q", List.of(Publishes.delayed("1", Duration.ofMinutes(1))));
       assertThat(broker.scheduledTasks()).isEqualTo(before + 2);
       assertThat(parked).isNotDone();
       broker.deleteQueue("q");
@@ -82,8 +75,8 @@ class DelayedWakeTest {
             broker.receiveLater("q", 1, Duration.ofSeconds(20), null);
         CompletableFuture<List<Delivery>> b =
             broker.receiveLater("q", 1, Duration.ofSeconds(20), null);
-        broker.publish("q", List.of(delayed(Duration.ofMillis(50))));
-        broker.publish("q", List.of(delayed(Duration.ofMillis(100))));
+        broker.publish("q", List.of(Publishes.delayed("1", Duration.ofMillis(50))));
+        broker.publish("q", List.of(Publishes.delayed("1", Duration.ofMillis(100))));
         clock.advance(Duration.ofMillis(50));
         // The first wake hands the first message to one of them; the other parks again.
         long deadline = System.nanoTime() + 10_000_000_000L;

@@ -15,6 +15,7 @@ import dev.wharf.store.LeaseOutcome.Outcome;
 import dev.wharf.store.ReapResult;
 import dev.wharf.store.Store;
 import dev.wharf.testing.MutableClock;
+import dev.wharf.testing.Publishes;
 import io.micrometer.core.instrument.simple.SimpleMeterRegistry;
 import java.sql.Connection;
 import java.sql.DriverManager;
@@ -110,6 +111,15 @@ class PostgresNodesTest {
   }
 
   /** A 30 s receive of one message from "q" on {@code node}, once its first claim found none. */
+  /** Two nodes without the polling fallback, and queue {@code q}, made on the first, on both. */
+  private Node[] twoNodesWithQueue() {
+    Node a = node(NO_POLL_MS);
+    Node b = node(NO_POLL_MS);
+    a.broker().putQueue("q", QueueSettingsPatch.EMPTY);
+    eventually(SETTLE, () -> b.broker().queueNames().contains("q"));
+    return new Node[] {a, b};
+  }
+
   private static Future<List<Delivery>> parkedReceive(ExecutorService pool, Node node) {
     int before = node.claims().get();
     Future<List<Delivery>> waiting =
@@ -200,10 +210,9 @@ class PostgresNodesTest {
 
   @Test
   void aPublishOnOneNodeWakesALongPollOnAnother() throws Exception {
-    Node a = node(NO_POLL_MS);
-    Node b = node(NO_POLL_MS);
-    a.broker().putQueue("q", QueueSettingsPatch.EMPTY);
-    eventually(SETTLE, () -> b.broker().queueNames().contains("q"));
+    Node[] nodes = twoNodesWithQueue();
+    Node a = nodes[0];
+    Node b = nodes[1];
     try (var pool = Executors.newVirtualThreadPerTaskExecutor()) {
       for (int round = 0; round < 2; round++) {
         if (round == 1) {
@@ -230,16 +239,14 @@ class PostgresNodesTest {
    */
   @Test
   void aDelayedPublishOrNackOnOneNodeWakesALongPollOnAnotherAtItsTime() throws Exception {
-    Node a = node(NO_POLL_MS);
-    Node b = node(NO_POLL_MS);
-    a.broker().putQueue("q", QueueSettingsPatch.EMPTY);
-    eventually(SETTLE, () -> b.broker().queueNames().contains("q"));
+    Node[] nodes = twoNodesWithQueue();
+    Node a = nodes[0];
+    Node b = nodes[1];
     try (var pool = Executors.newVirtualThreadPerTaskExecutor()) {
       Future<List<Delivery>> waiting = parkedReceive(pool, b);
-      Publish delayed = Publish.json("1");
-      delayed = new Publish(delayed.contentType(), delayed.payload(), delayed.headers(),
-          delayed.metadata(), Duration.ofMillis(200), null, null, null);
-      String id = a.broker().publish("q", List.of(delayed)).get(0).id();
+      String id =
+          a.broker().publish("q", List.of(Publishes.delayed("1", Duration.ofMillis(200))))
+              .get(0).id();
       // Before its time the message is not there: the wake that comes then finds it.
       clock.advance(Duration.ofMillis(200));
       List<Delivery> got = waiting.get(10, TimeUnit.SECONDS);
@@ -255,10 +262,9 @@ class PostgresNodesTest {
 
   @Test
   void queueSettingsChangedOnOneNodeAreInForceOnTheOther() {
-    Node a = node(NO_POLL_MS);
-    Node b = node(NO_POLL_MS);
-    a.broker().putQueue("q", QueueSettingsPatch.EMPTY);
-    eventually(SETTLE, () -> b.broker().queueNames().contains("q"));
+    Node[] nodes = twoNodesWithQueue();
+    Node a = nodes[0];
+    Node b = nodes[1];
     a.broker().putQueue("q", new QueueSettingsPatch(null, null, 7, null, null, null, null));
     eventually(SETTLE, () -> b.broker().settings("q").maxAttempts() == 7);
     a.broker().deleteQueue("q");
@@ -267,10 +273,9 @@ class PostgresNodesTest {
 
   @Test
   void aSettingsChangeOrDeletionOnOneNodeEndsTheWaitsOnAnother() throws Exception {
-    Node a = node(NO_POLL_MS);
-    Node b = node(NO_POLL_MS);
-    a.broker().putQueue("q", QueueSettingsPatch.EMPTY);
-    eventually(SETTLE, () -> b.broker().queueNames().contains("q"));
+    Node[] nodes = twoNodesWithQueue();
+    Node a = nodes[0];
+    Node b = nodes[1];
     try (var pool = Executors.newVirtualThreadPerTaskExecutor()) {
       Future<List<Delivery>> waiting = parkedReceive(pool, b);
       // New consumer tokens, say: B's parked consumer was let in under the old settings.
