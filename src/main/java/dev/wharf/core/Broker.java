@@ -826,23 +826,33 @@ public final class Broker implements AutoCloseable {
       waiters.wake(queue, now);
     }
     if (later != null && waiters.hasWaiters(queue)) {
-      scheduleWake(queue, later);
+      scheduleWake(queue, later, clock.instant());
     }
   }
 
   private void scheduleWakeForDelayed(String queue, Instant now) {
-    guard(() -> store.messagesNextVisible(queue, now)).ifPresent(t -> scheduleWake(queue, t));
+    guard(() -> store.messagesNextVisible(queue, now))
+        .ifPresent(t -> scheduleWake(queue, t, now));
   }
 
-  /** A wake of a queue's consumers scheduled for when a delayed message becomes visible. */
+  /**
+   * A wake of a queue's consumers scheduled for when a delayed message becomes visible. It wakes
+   * as many as the messages that came due after {@code from} can serve: those due before were
+   * visible when it was asked for, and were woken for, or claimed, then.
+   */
   private static final class PendingWake {
     final Instant at;
+    final Instant from;
     volatile java.util.concurrent.ScheduledFuture<?> task;
 
-    PendingWake(Instant at) {
+    PendingWake(Instant at, Instant from) {
       this.at = at;
+      this.from = from;
     }
   }
+
+  /** Counted at most, when a wake sizes itself: a hundred full receives. */
+  private static final int MAX_DUE_COUNTED = BrokerOptions.MAX_RECEIVE_BATCH * 100;
 
   /**
    * At most one per queue, the earliest asked for: each delayed publish or nack, and each
@@ -852,7 +862,7 @@ public final class Broker implements AutoCloseable {
    */
   private final Map<String, PendingWake> wakes = new ConcurrentHashMap<>();
 
-  private void scheduleWake(String queue, Instant at) {
+  private void scheduleWake(String queue, Instant at, Instant from) {
     wakes.compute(
         queue,
         (q, pending) -> {
@@ -863,7 +873,9 @@ public final class Broker implements AutoCloseable {
           if (pending != null) {
             pending.task.cancel(false);
           }
-          PendingWake next = new PendingWake(at);
+          PendingWake next =
+              new PendingWake(at, pending != null && pending.from.isBefore(from) ? pending.from
+                  : from);
           // To the nanosecond: a wake a moment early finds the message not yet visible.
           long nanos = Math.max(0, Duration.between(clock.instant(), at).toNanos());
           next.task = timers.schedule(() -> fire(q, next), nanos, TimeUnit.NANOSECONDS);
@@ -873,8 +885,13 @@ public final class Broker implements AutoCloseable {
 
   private void fire(String queue, PendingWake self) {
     boolean waiting = waiters.hasWaiters(queue);
+    Instant now = clock.instant();
     try {
-      waiters.wake(queue, BrokerOptions.MAX_RECEIVE_BATCH);
+      // Many messages may come due at one instant, more than a hundred parked consumers take:
+      // woken for a fixed number, the rest would wait out their timeouts beside ready messages.
+      // The floor covers messages that came due as this wake was being asked for.
+      int due = waiting ? comeDue(queue, self.from, now) : 0;
+      waiters.wake(queue, Math.max(due, BrokerOptions.MAX_RECEIVE_BATCH));
     } finally {
       // Only now may another wake be scheduled in its place; the store is asked after, so a
       // delayed message made while this one ran is not missed.
@@ -882,10 +899,20 @@ public final class Broker implements AutoCloseable {
     }
     if (waiting || waiters.hasWaiters(queue)) {
       try {
-        scheduleWakeForDelayed(queue, clock.instant());
+        scheduleWakeForDelayed(queue, now);
       } catch (RuntimeException e) {
         LOG.log(Level.FINE, "could not schedule the next wake of " + queue, e);
       }
+    }
+  }
+
+  /** How many messages came due after {@code from}; 0 when the store cannot tell. */
+  private int comeDue(String queue, Instant from, Instant now) {
+    try {
+      return guard(() -> store.messagesVisibleBetween(queue, from, now, MAX_DUE_COUNTED));
+    } catch (RuntimeException e) {
+      LOG.log(Level.FINE, "could not count the messages due in " + queue, e);
+      return 0;
     }
   }
 

@@ -120,6 +120,13 @@ public interface Store extends AutoCloseable {
   Optional<Instant> messagesNextVisible(String queue, Instant now);
 
   /**
+   * How many of the queue's ready messages have a visibleAt after {@code after} and at or before
+   * {@code upTo}, counting at most {@code limit}: the ones that came due between two moments. A
+   * backend that holds new leases in memory may count the messages leased since they came due.
+   */
+  int messagesVisibleBetween(String queue, Instant after, Instant upTo, int limit);
+
+  /**
    * Registers a listener told the name of a queue in which another writer (another node) made
    * messages visible, with null; or made them visible later (a delay, a nack's delay), with the
    * earliest time one becomes so. Single-process backends never call it.

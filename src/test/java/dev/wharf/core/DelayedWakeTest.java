@@ -91,4 +91,34 @@ class DelayedWakeTest {
       }
     }
   }
+
+  /**
+   * More messages due at one instant than a hundred parked consumers take: every consumer that
+   * waits for one gets one at that instant, not at the end of its wait.
+   */
+  @Test
+  void aWakeServesEveryMessageThatCameDueTogether() {
+    MutableClock clock = MutableClock.atEpochDay();
+    try (SqliteStore store = new SqliteStore(dir.resolve("wharf.db"))) {
+      store.start();
+      try (Broker broker =
+          new Broker(store, clock, BrokerOptions.defaults(), new SimpleMeterRegistry())) {
+        broker.startWithoutReapers();
+        broker.putQueue("q", QueueSettingsPatch.EMPTY);
+        int consumers = 250;
+        List<CompletableFuture<List<Delivery>>> parked = new java.util.ArrayList<>();
+        for (int i = 0; i < consumers; i++) {
+          parked.add(broker.receiveLater("q", 1, Duration.ofSeconds(30), null));
+        }
+        for (int i = 0; i < consumers; i++) {
+          broker.publish("q", List.of(Publishes.delayed("1", Duration.ofMillis(50))));
+        }
+        clock.advance(Duration.ofMillis(50));
+        // Their waits are 30 s: only the wake brings each its message within 10.
+        for (CompletableFuture<List<Delivery>> p : parked) {
+          assertThat(p.orTimeout(10, TimeUnit.SECONDS).join()).hasSize(1);
+        }
+      }
+    }
+  }
 }

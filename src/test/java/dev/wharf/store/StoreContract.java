@@ -1098,6 +1098,26 @@ public abstract class StoreContract {
   }
 
   @Test
+  void messagesThatCameDueBetweenTwoMomentsAreCounted() {
+    queue("q", null, null);
+    Instant t0 = clock.instant();
+    for (int seconds : new int[] {1, 2, 2, 3}) {
+      broker.publish("q", List.of(new Publish(ContentType.JSON, "1".getBytes(), null, null,
+          Duration.ofSeconds(seconds), null, null, null)));
+    }
+    publish("q", "now");
+    queue("other", null, null);
+    publish("other", "elsewhere");
+    assertThat(store.messagesVisibleBetween("q", t0, t0.plusSeconds(3), 10)).isEqualTo(4);
+    assertThat(store.messagesVisibleBetween("q", t0.plusSeconds(1), t0.plusSeconds(2), 10))
+        .isEqualTo(2);
+    assertThat(store.messagesVisibleBetween("q", t0, t0.plusSeconds(3), 3)).isEqualTo(3);
+    assertThat(store.messagesVisibleBetween("q", t0.plusSeconds(3), t0.plusSeconds(9), 10))
+        .isZero();
+    assertThat(store.messagesVisibleBetween("other", t0, t0.plusSeconds(9), 10)).isZero();
+  }
+
+  @Test
   void aHandOffTakesTheOldestVisibleMessageFirst() throws Exception {
     queue("q", null, null);
     broker.publish("q", List.of(new Publish(ContentType.JSON, "early".getBytes(), null, null,

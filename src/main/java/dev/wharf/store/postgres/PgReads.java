@@ -148,6 +148,23 @@ final class PgReads implements AutoCloseable {
     });
   }
 
+  int visibleBetween(String queue, Instant after, Instant upTo, int limit) {
+    return read(c -> {
+      try (PreparedStatement ps =
+          c.prepareStatement(
+              "SELECT count(*) FROM (SELECT 1 FROM messages WHERE queue = ? AND state = 0"
+                  + " AND visible_at > ? AND visible_at <= ? LIMIT ?) due")) {
+        ps.setString(1, queue);
+        ps.setLong(2, after.toEpochMilli());
+        ps.setLong(3, upTo.toEpochMilli());
+        ps.setInt(4, limit);
+        try (ResultSet rs = ps.executeQuery()) {
+          return rs.next() ? rs.getInt(1) : 0;
+        }
+      }
+    });
+  }
+
   /**
    * Null when a read of the schema's own table works, else why not. A connection alone is not
    * enough: a database dropped and made again answers, with none of the tables.

@@ -307,6 +307,11 @@ public final class PostgresStore implements Store {
   }
 
   @Override
+  public int messagesVisibleBetween(String queue, Instant after, Instant upTo, int limit) {
+    return reads.visibleBetween(queue, after, upTo, limit);
+  }
+
+  @Override
   public void onVisibleElsewhere(BiConsumer<String, Instant> listener) {
     notifier.onVisible(listener);
   }

@@ -808,6 +808,25 @@ public final class SqliteStore implements Store {
   }
 
   @Override
+  public int messagesVisibleBetween(String queue, Instant after, Instant upTo, int limit) {
+    return reads.read(c -> {
+      try (PreparedStatement ps =
+          c.prepareStatement(
+              "SELECT count(*) FROM (SELECT 1 FROM messages INDEXED BY m_ready"
+                  + " WHERE queue = ? AND state = 0 AND visible_at > ? AND visible_at <= ?"
+                  + " LIMIT ?)")) {
+        ps.setString(1, queue);
+        ps.setLong(2, after.toEpochMilli());
+        ps.setLong(3, upTo.toEpochMilli());
+        ps.setInt(4, limit);
+        try (ResultSet rs = ps.executeQuery()) {
+          return rs.next() ? rs.getInt(1) : 0;
+        }
+      }
+    });
+  }
+
+  @Override
   public void onVisibleElsewhere(BiConsumer<String, Instant> listener) {
     // One process owns the file: every commit is seen by the core that made it.
   }
