@@ -64,32 +64,25 @@ class DelayedWakeTest {
    */
   @Test
   void theWakeOfOneDelayedMessageSchedulesTheNext() {
-    MutableClock clock = MutableClock.atEpochDay();
-    try (SqliteStore store = new SqliteStore(dir.resolve("wharf.db"))) {
-      store.start();
-      try (Broker broker =
-          new Broker(store, clock, BrokerOptions.defaults(), new SimpleMeterRegistry())) {
-        broker.startWithoutReapers();
-        broker.putQueue("q", QueueSettingsPatch.EMPTY);
-        CompletableFuture<List<Delivery>> a =
-            broker.receiveLater("q", 1, Duration.ofSeconds(20), null);
-        CompletableFuture<List<Delivery>> b =
-            broker.receiveLater("q", 1, Duration.ofSeconds(20), null);
-        broker.publish("q", List.of(Publishes.delayed("1", Duration.ofMillis(50))));
-        broker.publish("q", List.of(Publishes.delayed("1", Duration.ofMillis(100))));
-        clock.advance(Duration.ofMillis(50));
-        // The first wake hands the first message to one of them; the other parks again.
-        long deadline = System.nanoTime() + 10_000_000_000L;
-        while (!a.isDone() && !b.isDone() && System.nanoTime() < deadline) {
-          Thread.onSpinWait();
-        }
-        assertThat(a.isDone() ^ b.isDone()).as("one consumer has the first message").isTrue();
-        clock.advance(Duration.ofMillis(50));
-        // Its wait is 20 s: only a wake of its own brings it the second one within 10.
-        assertThat(a.orTimeout(10, TimeUnit.SECONDS).join()).hasSize(1);
-        assertThat(b.orTimeout(10, TimeUnit.SECONDS).join()).hasSize(1);
+    onQueueQ((broker, clock) -> {
+      CompletableFuture<List<Delivery>> a =
+          broker.receiveLater("q", 1, Duration.ofSeconds(20), null);
+      CompletableFuture<List<Delivery>> b =
+          broker.receiveLater("q", 1, Duration.ofSeconds(20), null);
+      broker.publish("q", List.of(Publishes.delayed("1", Duration.ofMillis(50))));
+      broker.publish("q", List.of(Publishes.delayed("1", Duration.ofMillis(100))));
+      clock.advance(Duration.ofMillis(50));
+      // The first wake hands the first message to one of them; the other parks again.
+      long deadline = System.nanoTime() + 10_000_000_000L;
+      while (!a.isDone() && !b.isDone() && System.nanoTime() < deadline) {
+        Thread.onSpinWait();
       }
-    }
+      assertThat(a.isDone() ^ b.isDone()).as("one consumer has the first message").isTrue();
+      clock.advance(Duration.ofMillis(50));
+      // Its wait is 20 s: only a wake of its own brings it the second one within 10.
+      assertThat(a.orTimeout(10, TimeUnit.SECONDS).join()).hasSize(1);
+      assertThat(b.orTimeout(10, TimeUnit.SECONDS).join()).hasSize(1);
+    });
   }
 
   /**
@@ -98,6 +91,25 @@ class DelayedWakeTest {
    */
   @Test
   void aWakeServesEveryMessageThatCameDueTogether() {
+    onQueueQ((broker, clock) -> {
+      int consumers = 250;
+      List<CompletableFuture<List<Delivery>>> parked = new java.util.ArrayList<>();
+      for (int i = 0; i < consumers; i++) {
+        parked.add(broker.receiveLater("q", 1, Duration.ofSeconds(30), null));
+      }
+      for (int i = 0; i < consumers; i++) {
+        broker.publish("q", List.of(Publishes.delayed("1", Duration.ofMillis(50))));
+      }
+      clock.advance(Duration.ofMillis(50));
+      // Their waits are 30 s: only the wake brings each its message within 10.
+      for (CompletableFuture<List<Delivery>> p : parked) {
+        assertThat(p.orTimeout(10, TimeUnit.SECONDS).join()).hasSize(1);
+      }
+    });
+  }
+
+  /** Runs {@code test} on a broker over a fresh store with queue "q", on a clock it moves. */
+  private void onQueueQ(java.util.function.BiConsumer<Broker, MutableClock> test) {
     MutableClock clock = MutableClock.atEpochDay();
     try (SqliteStore store = new SqliteStore(dir.resolve("wharf.db"))) {
       store.start();
@@ -105,19 +117,7 @@ class DelayedWakeTest {
           new Broker(store, clock, BrokerOptions.defaults(), new SimpleMeterRegistry())) {
         broker.startWithoutReapers();
         broker.putQueue("q", QueueSettingsPatch.EMPTY);
-        int consumers = 250;
-        List<CompletableFuture<List<Delivery>>> parked = new java.util.ArrayList<>();
-        for (int i = 0; i < consumers; i++) {
-          parked.add(broker.receiveLater("q", 1, Duration.ofSeconds(30), null));
-        }
-        for (int i = 0; i < consumers; i++) {
-          broker.publish("q", List.of(Publishes.delayed("1", Duration.ofMillis(50))));
-        }
-        clock.advance(Duration.ofMillis(50));
-        // Their waits are 30 s: only the wake brings each its message within 10.
-        for (CompletableFuture<List<Delivery>> p : parked) {
-          assertThat(p.orTimeout(10, TimeUnit.SECONDS).join()).hasSize(1);
-        }
+        test.accept(broker, clock);
       }
     }
   }

@@ -1,6 +1,7 @@
 package dev.wharf.store.postgres;
 
 import dev.wharf.store.jdbc.MessageRows;
+import dev.wharf.store.jdbc.VisibleTimes;
 import com.zaxxer.hikari.HikariConfig;
 import com.zaxxer.hikari.HikariDataSource;
 import dev.wharf.store.BrowseRequest;
@@ -134,35 +135,11 @@ final class PgReads implements AutoCloseable {
   }
 
   Optional<Instant> nextVisible(String queue, Instant now) {
-    return read(c -> {
-      try (PreparedStatement ps =
-          c.prepareStatement(
-              "SELECT min(visible_at) FROM messages WHERE queue = ? AND state = 0"
-                  + " AND visible_at > ?")) {
-        ps.setString(1, queue);
-        ps.setLong(2, now.toEpochMilli());
-        try (ResultSet rs = ps.executeQuery()) {
-          return rs.next() ? Optional.ofNullable(MessageRows.instant(rs, 1)) : Optional.<Instant>empty();
-        }
-      }
-    });
+    return read(c -> VisibleTimes.next(c, "messages", queue, now));
   }
 
   int visibleBetween(String queue, Instant after, Instant upTo, int limit) {
-    return read(c -> {
-      try (PreparedStatement ps =
-          c.prepareStatement(
-              "SELECT count(*) FROM (SELECT 1 FROM messages WHERE queue = ? AND state = 0"
-                  + " AND visible_at > ? AND visible_at <= ? LIMIT ?) due")) {
-        ps.setString(1, queue);
-        ps.setLong(2, after.toEpochMilli());
-        ps.setLong(3, upTo.toEpochMilli());
-        ps.setInt(4, limit);
-        try (ResultSet rs = ps.executeQuery()) {
-          return rs.next() ? rs.getInt(1) : 0;
-        }
-      }
-    });
+    return read(c -> VisibleTimes.countBetween(c, "messages", queue, after, upTo, limit));
   }
 
   /**

@@ -2,6 +2,7 @@ package dev.wharf.store.sqlite;
 
 import dev.wharf.store.jdbc.MessageRows;
 import dev.wharf.store.jdbc.PublishThenClaim;
+import dev.wharf.store.jdbc.VisibleTimes;
 import dev.wharf.store.BrowseRequest;
 import dev.wharf.store.ClaimRequest;
 import dev.wharf.store.Delivery;
@@ -791,40 +792,16 @@ public final class SqliteStore implements Store {
 
   @Override
   public Optional<Instant> messagesNextVisible(String queue, Instant now) {
-    return reads.read(c -> {
-      try (PreparedStatement ps =
-          c.prepareStatement(
-              "SELECT min(visible_at) FROM messages INDEXED BY m_ready"
-                  + " WHERE queue = ? AND state = 0 AND visible_at > ?")) {
-        ps.setString(1, queue);
-        ps.setLong(2, now.toEpochMilli());
-        try (ResultSet rs = ps.executeQuery()) {
-          long v = rs.next() ? rs.getLong(1) : 0;
-          return rs.wasNull() || v == 0 ? Optional.<Instant>empty()
-              : Optional.of(Instant.ofEpochMilli(v));
-        }
-      }
-    });
+    return reads.read(c -> VisibleTimes.next(c, READY_ROWS, queue, now));
   }
 
   @Override
   public int messagesVisibleBetween(String queue, Instant after, Instant upTo, int limit) {
-    return reads.read(c -> {
-      try (PreparedStatement ps =
-          c.prepareStatement(
-              "SELECT count(*) FROM (SELECT 1 FROM messages INDEXED BY m_ready"
-                  + " WHERE queue = ? AND state = 0 AND visible_at > ? AND visible_at <= ?"
-                  + " LIMIT ?)")) {
-        ps.setString(1, queue);
-        ps.setLong(2, after.toEpochMilli());
-        ps.setLong(3, upTo.toEpochMilli());
-        ps.setInt(4, limit);
-        try (ResultSet rs = ps.executeQuery()) {
-          return rs.next() ? rs.getInt(1) : 0;
-        }
-      }
-    });
+    return reads.read(c -> VisibleTimes.countBetween(c, READY_ROWS, queue, after, upTo, limit));
   }
+
+  /** Where the reads of delayed messages' times look: the index that orders ready rows. */
+  private static final String READY_ROWS = "messages INDEXED BY m_ready";
 
   @Override
   public void onVisibleElsewhere(BiConsumer<String, Instant> listener) {
