@@ -684,6 +684,27 @@ public abstract class StoreContract {
     assertThat(d2.message().id()).isEqualTo(v2);
   }
 
+  /**
+   * Two leases on their last attempt, both over and both past their messages' TTLs by the time
+   * the reaper looks (a stalled reaper, or a restart): the message whose TTL ran out while it
+   * was leased is expired; the one whose lease ended first died then, and went to the DLQ.
+   */
+  @Test
+  void aLeaseReapedLateEndsAsWhicheverCameFirstItsTtlOrItsEnd() {
+    queue("q", 1, null);
+    String outlived = broker.publish("q", List.of(new Publish(ContentType.JSON, "1".getBytes(),
+        null, null, null, Duration.ofSeconds(2), null, null))).get(0).id();
+    broker.publish("q", List.of(new Publish(ContentType.JSON, "2".getBytes(), null, null, null,
+        Duration.ofSeconds(7), null, null)));
+    assertThat(broker.receive("q", 2, Duration.ZERO, Duration.ofSeconds(6))).hasSize(2);
+    clock.advance(Duration.ofSeconds(8));
+    reap();
+    assertThat(broker.message("q", outlived).state()).isEqualTo(MessageState.EXPIRED);
+    QueueStatsAssert.of(broker.stats("q").counts()).is(0, 0, 0, 1);
+    assertThat(broker.stats("q.dlq").counts().ready()).isEqualTo(1);
+    assertThat(broker.stats("q").expired()).isEqualTo(1);
+  }
+
   @Test
   void ttlExpiresMessagesAndTheDeleteReaperRemovesThem() {
     broker.putQueue("q", new QueueSettingsPatch(null, null, null, null, null,

@@ -32,6 +32,8 @@ final class PgReap {
   // after a burst of publishes made PostgreSQL scan the whole table on every pass.
   static final String DUE_LEASES =
       "SELECT " + PgRows.HELD + " FROM messages WHERE state = 1 AND lease_until <= ?"
+          // A lease that outlived its message's TTL ends in the TTL pass's expiry, not here.
+          + " AND (expires_at IS NULL OR expires_at > lease_until)"
           + " ORDER BY lease_until LIMIT ? FOR UPDATE SKIP LOCKED";
   static final String DUE_TTL =
       "SELECT seq, state, queue, original_queue FROM messages WHERE expires_at IS NOT NULL"

@@ -26,6 +26,12 @@ final class SqliteReap {
 
   private SqliteReap() {}
 
+  /**
+   * A lease whose message's TTL ran out before it did ends in expiry, which the TTL pass does:
+   * taken here, a message on its last attempt would go to the DLQ as if its lease had ended first.
+   */
+  private static final String LEASE_ENDED_FIRST = "(expires_at IS NULL OR expires_at > lease_until)";
+
   static ReapResult expireLeases(Tx tx, LeaseExpiryRequest r) throws SQLException {
     long now = r.now().toEpochMilli();
     tx.leases.writeBackDue(tx, now);
@@ -33,7 +39,8 @@ final class SqliteReap {
         tx.prepare(
             "SELECT seq, queue, state, lease_id, lease_until, attempt, original_queue,"
                 + " superseded FROM messages INDEXED BY m_leased"
-                + " WHERE state = 1 AND lease_until <= ? ORDER BY lease_until LIMIT ?");
+                + " WHERE state = 1 AND lease_until <= ? AND " + LEASE_ENDED_FIRST
+                + " ORDER BY lease_until LIMIT ?");
     ps.setLong(1, now);
     ps.setInt(2, r.limit());
     List<Held> due = held(ps);
