@@ -248,13 +248,18 @@ final class QueueRegistry {
     return configHashes.get(queue);
   }
 
+  /**
+   * Reads only: the store's writer applies it to each lease it reaps, and may neither wait for
+   * this registry's lock nor for a write of its own. A dead move into a DLQ the store lacks is
+   * refused there ({@code QueueGone}), and its caller makes the DLQ again off the writer ({@link
+   * #restoreDeadLetterQueue}) and tries once more.
+   */
   DeadLetterPolicy policy(String queue) {
     QueueSettings s = settings.get(queue);
     if (s == null) {
       // The queue was deleted while messages of it were in flight: keep them rather than drop.
       return new DeadLetterPolicy(0, null);
     }
-    ensureDeadLetterQueue(s);
     return new DeadLetterPolicy(s.maxAttempts(), s.deadLetterQueue());
   }
 

@@ -112,6 +112,22 @@ final class GroupCommitWriter implements AutoCloseable {
       }
     }
 
+    /**
+     * As {@link #requireQueue}, and the queue's row must be there too: a dead-letter queue may
+     * have been deleted before this store started, and messages moved into a name with no queue
+     * would be out of every count and browse. Dead moves are rare enough for the read.
+     */
+    void requireStoredQueue(String queue) throws SQLException {
+      requireQueue(queue);
+      PreparedStatement ps = prepare("SELECT 1 FROM queues WHERE name = ?");
+      ps.setString(1, queue);
+      try (ResultSet rs = ps.executeQuery()) {
+        if (!rs.next()) {
+          throw new QueueGone(queue);
+        }
+      }
+    }
+
     /** The queue's deletion is in this transaction: later writes into it are refused. */
     void queueDeleted(String queue) {
       goingInTx.add(queue);

@@ -351,7 +351,7 @@ final class SqliteSettle {
       delete(tx, h);
       return Outcome.DROPPED;
     }
-    tx.requireQueue(policy.deadLetterQueue());
+    tx.requireStoredQueue(policy.deadLetterQueue());
     PreparedStatement ps =
         tx.prepare(
             "UPDATE messages SET queue = ?, state = 0, visible_at = ?, attempt = 0,"
