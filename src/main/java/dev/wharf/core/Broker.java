@@ -515,8 +515,10 @@ public final class Broker implements AutoCloseable {
         if (!entered) {
           waiters.enter();
           entered = true;
-          scheduleWakeForDelayed(queue, now);
         }
+        // Every park, not only the first: a delayed message made while this consumer was out of
+        // the list (woken, or taken for a hand-over that came back empty) found no one waiting.
+        scheduleWakeForDelayed(queue, now);
         List<Delivery> handed = w.await(epoch, max, lease, left);
         if (handed != null && !handed.isEmpty()) {
           if (w.settingsGeneration() != generation) {
@@ -820,17 +822,22 @@ public final class Broker implements AutoCloseable {
     return metrics;
   }
 
-  /** Wakes consumers for messages visible now, and schedules a wake for ones visible later. */
+  /**
+   * Wakes consumers for messages visible now, and schedules a wake for ones visible later. That
+   * one is scheduled whoever waits now: a consumer between two parks (woken, or taken for a
+   * hand-over) is out of the list for a moment, and it is one pending wake a queue at most.
+   */
   void madeVisible(String queue, int now, Instant later) {
     if (now > 0) {
       waiters.wake(queue, now);
     }
-    if (later != null && waiters.hasWaiters(queue)) {
+    if (later != null) {
       scheduleWake(queue, later, clock.instant());
     }
   }
 
-  private void scheduleWakeForDelayed(String queue, Instant now) {
+  /** Schedules a wake for the queue's next delayed message, for a consumer about to park. */
+  void scheduleWakeForDelayed(String queue, Instant now) {
     guard(() -> store.messagesNextVisible(queue, now))
         .ifPresent(t -> scheduleWake(queue, t, now));
   }

@@ -2,6 +2,7 @@ package dev.wharf.core;
 
 import dev.wharf.store.Delivery;
 import java.time.Duration;
+import java.time.Instant;
 import java.util.List;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.ScheduledExecutorService;
@@ -135,6 +136,10 @@ final class ParkedReceive {
   private void claim(boolean last) {
     if (result.isDone()) {
       end();
+      if (!last) {
+        // Its consumer left as it was woken: the wake was for messages another waiter can take.
+        waiters.wake(max);
+      }
       return;
     }
     try {
@@ -159,10 +164,13 @@ final class ParkedReceive {
         finish(List.of());
         return;
       }
-      List<Delivery> got = broker.claimAt(queue, max, lease, broker.now());
+      Instant now = broker.now();
+      List<Delivery> got = broker.claimAt(queue, max, lease, now);
       if (!got.isEmpty() || last || System.nanoTime() >= deadline) {
         finish(got);
       } else {
+        // A delayed message made while this consumer was between parks found no one waiting.
+        broker.scheduleWakeForDelayed(queue, now);
         park(epoch);
       }
     } catch (RuntimeException e) {

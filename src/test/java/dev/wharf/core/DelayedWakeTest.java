@@ -3,12 +3,14 @@ package dev.wharf.core;
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
+import dev.wharf.store.ContentType;
 import dev.wharf.store.Delivery;
 import dev.wharf.store.sqlite.SqliteStore;
 import dev.wharf.testing.MutableClock;
 import dev.wharf.testing.Publishes;
 import dev.wharf.testing.SqliteBroker;
 import io.micrometer.core.instrument.simple.SimpleMeterRegistry;
+import java.nio.charset.StandardCharsets;
 import java.nio.file.Path;
 import java.time.Duration;
 import java.util.List;
@@ -106,6 +108,48 @@ class DelayedWakeTest {
         assertThat(p.orTimeout(10, TimeUnit.SECONDS).join()).hasSize(1);
       }
     });
+  }
+
+  /**
+   * A delayed publish committed while the only consumer is between two parks (taken for a
+   * hand-over that comes back empty: its publish was a duplicate) finds no one waiting; the
+   * consumer parks again, and is still woken when the message comes due.
+   */
+  @Test
+  void aDelayedPublishWhileTheConsumerIsBetweenParksStillWakesIt() {
+    onQueueQ((broker, clock) -> {
+      Publish keyed = new Publish(ContentType.JSON, "1".getBytes(StandardCharsets.UTF_8), null,
+          null, null, null, "k", null);
+      broker.publish("q", List.of(keyed));
+      broker.settle().ack("q", List.of(broker.receive("q", 1, Duration.ZERO, null).get(0)
+          .leaseId()), false);
+      CompletableFuture<List<Delivery>> consumer =
+          broker.receiveLater("q", 1, Duration.ofSeconds(30), null);
+      awaitParked(broker, 1);
+      // A large write ahead keeps the writer busy, so that the duplicate and the delayed publish
+      // commit together and are answered before the consumer is back in the list.
+      broker.putQueue("other", QueueSettingsPatch.EMPTY);
+      List<Publish> large = new java.util.ArrayList<>();
+      for (int i = 0; i < 100; i++) {
+        large.add(Publish.json("\"" + "x".repeat(50_000) + "\""));
+      }
+      CompletableFuture<?> busy = broker.publishAsync("other", large);
+      CompletableFuture<?> duplicate = broker.publishAsync("q", List.of(keyed));
+      CompletableFuture<?> delayed =
+          broker.publishAsync("q", List.of(Publishes.delayed("2", Duration.ofSeconds(1))));
+      CompletableFuture.allOf(busy, duplicate, delayed).join();
+      awaitParked(broker, 1);
+      clock.advance(Duration.ofSeconds(1));
+      assertThat(consumer.orTimeout(10, TimeUnit.SECONDS).join()).hasSize(1);
+    });
+  }
+
+  private static void awaitParked(Broker broker, int n) {
+    long deadline = System.nanoTime() + 10_000_000_000L;
+    while (broker.waitingConsumers("q") != n) {
+      assertThat(System.nanoTime()).as("%d consumers parked", n).isLessThan(deadline);
+      Thread.onSpinWait();
+    }
   }
 
   /** Runs {@code test} on a broker over a fresh store with queue "q", on a clock it moves. */
