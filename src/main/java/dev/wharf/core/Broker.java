@@ -5,6 +5,7 @@ import dev.wharf.store.BrowseRequest;
 import dev.wharf.store.ClaimRequest;
 import dev.wharf.store.Delivery;
 import dev.wharf.store.Message;
+import dev.wharf.store.MessageIds;
 import dev.wharf.store.MessageState;
 import dev.wharf.store.NewMessage;
 import dev.wharf.store.PublishBatch;
@@ -24,6 +25,8 @@ import java.util.ArrayList;
 import java.util.LinkedHashSet;
 import java.util.List;
 import java.util.Map;
+import java.util.Optional;
+import java.util.Set;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.CompletionException;
 import java.util.concurrent.ConcurrentHashMap;
@@ -758,13 +761,14 @@ public final class Broker implements AutoCloseable {
 
   public Message message(String queue, String id) {
     queues.require(queue);
-    return guard(() -> store.messagesGet(queue, id))
-        .orElseThrow(() -> new BrokerException.MessageNotFound(queue, id));
+    Optional<Message> m =
+        MessageIds.wellFormed(id) ? guard(() -> store.messagesGet(queue, id)) : Optional.empty();
+    return m.orElseThrow(() -> new BrokerException.MessageNotFound(queue, id));
   }
 
   public void deleteMessage(String queue, String id) {
     queues.require(queue);
-    if (!guard(() -> store.messagesDelete(queue, id))) {
+    if (!MessageIds.wellFormed(id) || !guard(() -> store.messagesDelete(queue, id))) {
       throw new BrokerException.MessageNotFound(queue, id);
     }
   }
@@ -780,15 +784,23 @@ public final class Broker implements AutoCloseable {
     }
     // A set of messages: an id given twice is one message, moved and counted once.
     List<String> distinct = ids == null ? null : List.copyOf(new LinkedHashSet<>(ids));
-    if (s.deadLetterQueue() == null) {
+    // Text of no id's shape names no message: skipped without asking the store.
+    List<String> named =
+        distinct == null ? null : distinct.stream().filter(MessageIds::wellFormed).toList();
+    if (s.deadLetterQueue() == null || (named != null && named.isEmpty())) {
       return new Redriven(0, distinct == null ? List.of() : distinct);
     }
     int total = 0;
     while (true) {
       Redriven r = guard(() -> store.messagesRedrive(
-          new RedriveRequest(s.deadLetterQueue(), queue, distinct, clock.instant(), 1000)));
+          new RedriveRequest(s.deadLetterQueue(), queue, named, clock.instant(), 1000)));
       total += r.moved();
       madeVisible(queue, r.moved(), null);
+      if (named != null && named.size() < distinct.size()) {
+        Set<String> skipped = Set.copyOf(r.skipped());
+        return new Redriven(total, distinct.stream()
+            .filter(id -> !MessageIds.wellFormed(id) || skipped.contains(id)).toList());
+      }
       if (r.moved() < 1000 || ids != null) {
         return new Redriven(total, r.skipped());
       }

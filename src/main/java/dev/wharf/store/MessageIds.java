@@ -73,6 +73,23 @@ public final class MessageIds {
     return seq;
   }
 
+  /**
+   * Whether the text has an id's shape (26 characters of the alphabet), which every id a store
+   * gave has: other text names no message, and need not reach a store, which may refuse it
+   * (PostgreSQL refuses a NUL in any text).
+   */
+  public static boolean wellFormed(String id) {
+    if (id == null || id.length() != LENGTH) {
+      return false;
+    }
+    for (int i = 0; i < LENGTH; i++) {
+      if (value(id.charAt(i)) < 0) {
+        return false;
+      }
+    }
+    return true;
+  }
+
   /** 48 bits of time, then {@code high16} and {@code low64}: 128 bits, 5 to a character. */
   private static String encode(long epochMillis, int high16, long low64) {
     char[] out = new char[LENGTH];

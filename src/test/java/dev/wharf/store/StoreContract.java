@@ -790,6 +790,24 @@ public abstract class StoreContract {
     assertThat(receive("q", 10)).hasSize(2);
   }
 
+  /** PostgreSQL refuses a NUL in any text: such an "id" must be not found, not a store failure. */
+  @Test
+  void textOfNoIdsShapeNamesNoMessage() {
+    queue("q", null, null);
+    String id = publish("q", "1");
+    broker.settle().dead("q", List.of(receive("q", 1).get(0).leaseId()), "x");
+    String nul = "a\u0000b";
+    String shortId = id.substring(1);
+    assertThatThrownBy(() -> broker.message("q", nul))
+        .isInstanceOf(BrokerException.MessageNotFound.class);
+    assertThatThrownBy(() -> broker.deleteMessage("q", nul + id))
+        .isInstanceOf(BrokerException.MessageNotFound.class);
+    assertThat(broker.redrive("q", List.of(nul))).isEqualTo(new Redriven(0, List.of(nul)));
+    assertThat(broker.redrive("q", List.of(shortId, id, nul)))
+        .isEqualTo(new Redriven(1, List.of(shortId, nul)));
+    assertThat(broker.message("q", id).state()).isEqualTo(MessageState.READY);
+  }
+
   @Test
   void anIdRepeatedInARedriveMovesItsMessageOnce() {
     queue("q", null, null);
