@@ -500,6 +500,8 @@ public final class Broker implements AutoCloseable {
     try {
       while (true) {
         long epoch = w.epoch();
+        // After the epoch, as in receiveLater: a deletion from here on wakes the await below.
+        queues.require(queue);
         if (stopping && !wait.isZero()) {
           // Read after the epoch: a stop after this check moves the epoch, so no await misses it.
           throw new BrokerException.Unavailable(STOPPING);
@@ -534,7 +536,6 @@ public final class Broker implements AutoCloseable {
         if (Thread.currentThread().isInterrupted()) {
           return List.of();
         }
-        queues.require(queue);
       }
     } finally {
       if (entered) {
@@ -561,10 +562,12 @@ public final class Broker implements AutoCloseable {
   public CompletableFuture<List<Delivery>> receiveLater(
       String queue, int max, Duration wait, Duration visibility, long mark) {
     checkWait(wait);
-    Duration lease = checkReceive(queue, max, visibility);
     QueueWaiters w = waiters.of(queue);
-    long started = System.nanoTime();
+    // Read before the queue is looked up: a deletion after the lookup moves it, so a park on the
+    // epoch read here is woken by that deletion, not left waiting on a queue that is gone.
     long epoch = w.epoch();
+    Duration lease = checkReceive(queue, max, visibility);
+    long started = System.nanoTime();
     if (stopping && !wait.isZero()) {
       // The server stops: the wait ends before it began, with nothing, and claims nothing.
       return CompletableFuture.completedFuture(waited(wait, started, List.of()));

@@ -597,6 +597,10 @@ final class GroupCommitWriter implements AutoCloseable {
     boolean wroteBack = tx.leases.wroteBackInTx();
     tx.leases.commit();
     tx.delta.applyTo(counters);
+    // Here, not once the deleting caller is answered: by then the queue may be made again and
+    // published to, counts a forget would wipe out. One made again in this batch is not among
+    // them.
+    tx.goingInTx.forEach(counters::forget);
     long number = ++batches;
     Set<Long> upserted = Set.copyOf(tx.upserted);
     upserted.forEach(seq -> upsertsInFlight.put(seq, number));

@@ -540,7 +540,6 @@ public final class SqliteStore implements Store {
       q.setString(1, name);
       return q.executeUpdate() == 1;
     });
-    counters.forget(name);
     return existed;
   }
 
