@@ -270,7 +270,7 @@ public final class Broker implements AutoCloseable {
     depths.forget(queue);
     // Its long-polls answer now (queue not found) instead of holding their connections, and
     // everything a parked request keeps, until their waits run out.
-    waiters.wakeAll(queue);
+    waiters.deleted(queue);
     if (before != null && before.deadLetterQueue() != null) {
       oldDeadLetterQueueChanged(before.deadLetterQueue());
     }

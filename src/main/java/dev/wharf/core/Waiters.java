@@ -35,9 +35,14 @@ final class Waiters {
     return w == null || messages <= 0 ? List.of() : w.take(messages);
   }
 
-  /** Wakes every consumer parked on a queue that was just deleted. */
-  void wakeAll(String queue) {
-    QueueWaiters w = byQueue.get(queue);
+  /**
+   * Wakes every consumer parked on a queue that was just deleted, and forgets it: a queue made
+   * again under its name starts a list of its own, and a server that makes and deletes queues
+   * all day keeps none of theirs. A receive that looked the queue up before the deletion holds
+   * the old list, whose epoch this wake moves, so it never parks there for long.
+   */
+  void deleted(String queue) {
+    QueueWaiters w = byQueue.remove(queue);
     if (w != null) {
       w.wakeAll();
     }

@@ -439,7 +439,12 @@ final class GroupCommitWriter implements AutoCloseable {
       done.completeExceptionally(new StoreException("store is closed"));
       return done;
     }
-    queue.add(new Pending<>(op, done, claim, grouped, System.nanoTime()));
+    Pending<T> pending = new Pending<>(op, done, claim, grouped, System.nanoTime());
+    queue.add(pending);
+    if (!running && queue.remove(pending)) {
+      // Closed between the check and the add: the loop may have failed what it found already.
+      done.completeExceptionally(new StoreException("store is closed"));
+    }
     return done;
   }
 
