@@ -280,6 +280,7 @@ final class GroupCommitWriter implements AutoCloseable {
         continue;
       }
       long began = System.nanoTime();
+      boolean afterFailure = lastFailed;
       try {
         // Batches that changed no row (a reaper's pass that found nothing, claims whose leases
         // live in memory) appended nothing to the WAL: what they read was synced in an earlier
@@ -315,6 +316,12 @@ final class GroupCommitWriter implements AutoCloseable {
           durableSeq = Math.max(durableSeq, c.maxSeq());
           c.upserted().forEach(seq -> upsertsInFlight.remove(seq, c.number()));
         }
+      }
+      if (afterFailure) {
+        // The batches a failed fsync covered were failed, their upserts never cleared: this sync
+        // has made them durable too, since the WAL is written in order.
+        long last = lastNumber(ready);
+        upsertsInFlight.values().removeIf(n -> n <= last);
       }
       answerNowDurable();
       ready.forEach(Runnable::run);
