@@ -87,6 +87,8 @@ final class GroupCommitWriter implements AutoCloseable {
     private final Set<String> gone = new HashSet<>();
     /** Queues this batch deletes: gone once it commits. */
     private final Set<String> goingInTx = new HashSet<>();
+    /** Queues this batch makes (again): no longer gone once it commits, and not if it fails. */
+    private final Set<String> madeInTx = new HashSet<>();
 
     Tx(Connection conn, MemoryLeases leases, Map<String, PreparedStatement> statements,
         long nextSeq) {
@@ -107,7 +109,7 @@ final class GroupCommitWriter implements AutoCloseable {
      * longer exists, which a queue made later under that name would take in, uncounted.
      */
     void requireQueue(String queue) {
-      if (gone.contains(queue) || goingInTx.contains(queue)) {
+      if (goingInTx.contains(queue) || (gone.contains(queue) && !madeInTx.contains(queue))) {
         throw new QueueGone(queue);
       }
     }
@@ -131,11 +133,12 @@ final class GroupCommitWriter implements AutoCloseable {
     /** The queue's deletion is in this transaction: later writes into it are refused. */
     void queueDeleted(String queue) {
       goingInTx.add(queue);
+      madeInTx.remove(queue);
     }
 
     /** The queue is made (again): writes into it are taken. */
     void queueMade(String queue) {
-      gone.remove(queue);
+      madeInTx.add(queue);
       goingInTx.remove(queue);
     }
 
@@ -541,6 +544,7 @@ final class GroupCommitWriter implements AutoCloseable {
     tx.delta = new Counters.Delta();
     tx.upserted.clear();
     tx.goingInTx.clear();
+    tx.madeInTx.clear();
     applying = true;
     try {
       // Most batches hold no grouped operation: no map for them.
@@ -572,6 +576,7 @@ final class GroupCommitWriter implements AutoCloseable {
       long reserved = reserveSeqs();
       conn.commit();
       seqsReservedUpTo = reserved;
+      tx.gone.removeAll(tx.madeInTx);
       tx.gone.addAll(tx.goingInTx);
     } catch (SQLException | RuntimeException e) {
       // A failure of any kind rolls back: left open, the batch's writes would be committed with
