@@ -251,8 +251,10 @@ final class Connection extends ChannelInboundHandlerAdapter {
   }
 
   private void begin(HttpRequest req) {
-    if (refused) {
-      // Pipelined after a refused request, maybe in the same read: never answered.
+    if (refused || closing) {
+      // Pipelined after a refused request, or after an answer that closes the connection (sent
+      // already, while the codec still held this request from the same read): never run, as its
+      // answer could not be written.
       return;
     }
     if (!req.decoderResult().isSuccess()) {
@@ -445,6 +447,12 @@ final class Connection extends ChannelInboundHandlerAdapter {
 
   /** The request is read (or its body refused as too large): queue it for its handler. */
   private void complete(boolean tooLarge) {
+    if (closing) {
+      // Begun before the connection started closing, its body read after: not run either.
+      dropRequestBeingRead();
+      partial = false;
+      return;
+    }
     partial = false;
     // The body came (or is refused) without waiting for leave: no 100 Continue is owed any more.
     owedContinue = null;
