@@ -56,6 +56,41 @@ final class PgPublish {
     return out;
   }
 
+  /** Where an idempotency key's advisory lock lives, apart from the queue's upsert keys. */
+  private static final String IDEMPOTENCY_SPACE = "idempotency\u0001";
+
+  /**
+   * {@code op}, a write of {@code b}, taking the keys of its messages first, in the lane's order
+   * (see {@link PgWriter.KeyLocking}): an upsert key's lock, which {@link #replaceByKey} takes
+   * again, and a lock for each idempotency key, so that its insert never waits for another
+   * transaction's insert of that key while that one waits for a key this one holds.
+   */
+  static <T> PgWriter.Op<T> lockingKeys(PublishBatch b, PgWriter.Op<T> op) {
+    List<PgWriter.AdvisoryKey> keys = new ArrayList<>();
+    for (NewMessage m : b.messages()) {
+      if (m.key() != null) {
+        keys.add(new PgWriter.AdvisoryKey(b.queue(), m.key()));
+      }
+      if (m.idempotencyKey() != null) {
+        keys.add(new PgWriter.AdvisoryKey(IDEMPOTENCY_SPACE + b.queue(), m.idempotencyKey()));
+      }
+    }
+    if (keys.isEmpty()) {
+      return op;
+    }
+    return new PgWriter.KeyLocking<T>() {
+      @Override
+      public List<PgWriter.AdvisoryKey> keys() {
+        return keys;
+      }
+
+      @Override
+      public T apply(PgTx tx) throws SQLException {
+        return op.apply(tx);
+      }
+    };
+  }
+
   /** A publish with keys: idempotency first, then the upsert, else a new row. */
   static List<PublishResult> publish(PgTx tx, PublishBatch b) throws SQLException {
     tx.requireQueues(List.of(b.queue()));

@@ -4,9 +4,11 @@ import dev.wharf.store.QueueGone;
 import dev.wharf.store.StoreException;
 import dev.wharf.store.WriteFuture;
 import java.sql.Connection;
+import java.sql.PreparedStatement;
 import java.sql.SQLException;
 import java.util.ArrayList;
 import java.util.List;
+import java.util.TreeSet;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.CompletionException;
 import java.util.concurrent.LinkedBlockingQueue;
@@ -35,6 +37,25 @@ final class PgWriter implements AutoCloseable {
 
   /** An operation lanes may merge with others of its kind into one statement. */
   interface Mergeable<T> extends Op<T> {}
+
+  /**
+   * An operation that waits on other transactions' keys (a key upsert's lock, an idempotency
+   * key's row): the lane takes every such key of its batch at the start, in one order, so two
+   * batches (of two lanes or nodes) holding keys in opposite orders never wait on each other.
+   */
+  interface KeyLocking<T> extends Op<T> {
+    /** The advisory locks it will take, each a pair of texts hashed to PostgreSQL's two ints. */
+    List<AdvisoryKey> keys();
+  }
+
+  /** One advisory lock: {@code pg_advisory_xact_lock(hashtext(space), hashtext(key))}. */
+  record AdvisoryKey(String space, String key) implements Comparable<AdvisoryKey> {
+    @Override
+    public int compareTo(AdvisoryKey o) {
+      int c = space.compareTo(o.space);
+      return c != 0 ? c : key.compareTo(o.key);
+    }
+  }
 
   /** Runs every pending mergeable operation of a batch at once; returns their results in order. */
   interface Merger {
@@ -218,6 +239,29 @@ final class PgWriter implements AutoCloseable {
       runBatch(batch, mayRetrySingly, true);
     }
 
+    /** See {@link KeyLocking}. Most batches have no such operation: no set is made for them. */
+    private void lockKeysInOrder(List<Pending<?>> batch) throws SQLException {
+      TreeSet<AdvisoryKey> keys = null;
+      for (Pending<?> p : batch) {
+        if (p.op() instanceof KeyLocking<?> k) {
+          if (keys == null) {
+            keys = new TreeSet<>();
+          }
+          keys.addAll(k.keys());
+        }
+      }
+      if (keys == null || keys.isEmpty()) {
+        return;
+      }
+      PreparedStatement lock =
+          tx.prepare("SELECT pg_advisory_xact_lock(hashtext(?), hashtext(?))");
+      for (AdvisoryKey k : keys) {
+        lock.setString(1, k.space());
+        lock.setString(2, k.key());
+        lock.execute();
+      }
+    }
+
     /**
      * @param mayReconnect whether a batch whose connection turns out dead before its commit runs
      *     again on a new one
@@ -237,6 +281,7 @@ final class PgWriter implements AutoCloseable {
       boolean committing = false;
       boolean again = false;
       try {
+        lockKeysInOrder(batch);
         List<Mergeable<?>> merged = new ArrayList<>();
         List<Integer> mergedAt = new ArrayList<>();
         for (int i = 0; i < batch.size(); i++) {

@@ -205,7 +205,9 @@ public final class PostgresStore implements Store {
   }
 
   private static PgWriter.Op<List<PublishResult>> publishOp(PublishBatch batch) {
-    return PgPublish.isPlain(batch) ? new PgPublish.Plain(batch) : tx -> PgPublish.publish(tx, batch);
+    return PgPublish.isPlain(batch)
+        ? new PgPublish.Plain(batch)
+        : PgPublish.lockingKeys(batch, tx -> PgPublish.publish(tx, batch));
   }
 
   @Override
@@ -232,8 +234,8 @@ public final class PostgresStore implements Store {
 
   private static PgWriter.Op<PublishedAndClaimed> publishThenClaim(
       PublishBatch batch, List<ClaimRequest> claims) {
-    return tx -> PublishThenClaim.run(
-        PgPublish.publish(tx, batch), claims, c -> PgClaim.claim(tx, c));
+    return PgPublish.lockingKeys(batch, tx -> PublishThenClaim.run(
+        PgPublish.publish(tx, batch), claims, c -> PgClaim.claim(tx, c)));
   }
 
   @Override
