@@ -34,6 +34,19 @@ class HalfCloseTest extends OneServerTest {
   }
 
   @Test
+  void aReceiveThatDoesNotWaitFollowedByTheEndOfTheClientsInputIsAnswered() throws Exception {
+    assertThat(api.post("/v1/queues/h/messages", "{\"body\": 1}").status()).isEqualTo(201);
+    String all;
+    try (Socket s = RawHttp.connect(server.http.port())) {
+      RawHttp.write(s, RawHttp.jsonPost("/v1/queues/h/receive", "{\"wait\": 0}"));
+      s.shutdownOutput();
+      all = RawHttp.readAll(s);
+    }
+    assertThat(all).startsWith("HTTP/1.1 200 ").contains("\"lease_id\"");
+    assertThat(api.get("/v1/queues/h").json().at("/stats/leased").asInt()).isEqualTo(1);
+  }
+
+  @Test
   void aParkedLongPollWhoseClientHalfClosesEndsAndIsHandedNothing() throws Exception {
     String body = "{\"wait\": \"25s\"}";
     try (Socket s = RawHttp.connect(server.http.port())) {

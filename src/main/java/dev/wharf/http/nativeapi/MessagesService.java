@@ -104,16 +104,16 @@ public final class MessagesService {
     endpoints.authoriseData(req);
     Fields f = Fields.of(bodies.object(req), RECEIVE);
     Integer max = f.integer("max");
-    Duration wait = f.duration("wait");
+    Duration asked = f.duration("wait");
+    Duration wait = asked == null ? Duration.ZERO : asked;
     CompletableFuture<List<Delivery>> pending =
         broker.receiveLater(
-            queue,
-            max == null ? 1 : max,
-            wait == null ? Duration.ZERO : wait,
-            f.duration("visibility_timeout"),
-            mark);
-    // A parked long-poll holds no thread; a consumer that leaves stops its wait.
-    req.onDisconnect(() -> pending.cancel(false));
+            queue, max == null ? 1 : max, wait, f.duration("visibility_timeout"), mark);
+    if (!wait.isZero()) {
+      // A parked long-poll holds no thread; a consumer that leaves stops its wait. A receive that
+      // does not wait is answered like any request, even to a client that has shut its side.
+      req.onDisconnect(() -> pending.cancel(false));
+    }
     Endpoints.whenDone(res, pending, (r, got) -> deliver(r, queue, got));
   }
 
