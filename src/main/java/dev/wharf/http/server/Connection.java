@@ -3,6 +3,7 @@ package dev.wharf.http.server;
 import io.netty.buffer.ByteBuf;
 import io.netty.buffer.Unpooled;
 import io.netty.channel.ChannelHandlerContext;
+import io.netty.channel.ChannelOutboundBuffer;
 import io.netty.channel.ChannelInboundHandlerAdapter;
 import io.netty.channel.socket.ChannelInputShutdownEvent;
 import io.netty.handler.codec.DecoderException;
@@ -108,6 +109,8 @@ final class Connection extends ChannelInboundHandlerAdapter {
   private volatile boolean inputEnded;
   // The last answer is out and the connection is closing, within LingeringClose's bounds.
   private boolean closing;
+  /** Bytes the client was owed at the last idle tick: see {@link #outputStalled()}. */
+  private long owedAtLastTick;
 
   /** A request read ahead of its turn. */
   private record Queued(Exchange ex, Request req) {}
@@ -180,6 +183,12 @@ final class Connection extends ChannelInboundHandlerAdapter {
       ctx.fireUserEventTriggered(evt);
       return;
     }
+    if (current != null && !closing && outputStalled()) {
+      // The client stopped reading its answer (a stream, a large batch): what it holds stays held
+      // until it reads or leaves, so it is told to leave. Its writer hears the write failed.
+      ctx.close();
+      return;
+    }
     if (current != null || closing) {
       return;
     }
@@ -212,6 +221,18 @@ final class Connection extends ChannelInboundHandlerAdapter {
       // A refusal closes once it is written; with no answer owed, nothing is left to do.
       ctx.close();
     }
+  }
+
+  /**
+   * Whether bytes owed to the client have not moved since the last idle tick: the same amount
+   * still unwritten a whole period later. A long-poll that waits owes nothing.
+   */
+  private boolean outputStalled() {
+    ChannelOutboundBuffer out = ctx.channel().unsafe().outboundBuffer();
+    long owed = out == null ? 0 : out.totalPendingWriteBytes();
+    boolean stalled = owed > 0 && owed == owedAtLastTick;
+    owedAtLastTick = owed;
+    return stalled;
   }
 
   /** Whether the client has shut its side: see {@link #inputEnded()}. */

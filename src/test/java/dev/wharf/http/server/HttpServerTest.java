@@ -42,6 +42,7 @@ class HttpServerTest {
   private final AtomicBoolean fastOvertook = new AtomicBoolean();
   private final AtomicInteger parks = new AtomicInteger();
   private final AtomicInteger echoes = new AtomicInteger();
+  private final CountDownLatch floodEnded = new CountDownLatch(1);
   private HttpServer server;
 
   /** The transport under test. */
@@ -100,6 +101,20 @@ class HttpServerTest {
           }
         });
     router.add("GET", "/q/{name}", (req, res) -> res.send(bytes(req.param("name"))));
+    router.add(
+        "GET",
+        "/flood",
+        (req, res) -> {
+          String chunk = "x".repeat(64 * 1024);
+          try (EventStream s = res.eventStream()) {
+            // Bounded: far more than the sockets' buffers hold, far less than a test's memory.
+            for (int i = 0; i < 10_000; i++) {
+              s.event("message", Integer.toString(i), chunk);
+            }
+          } catch (RuntimeException e) {
+            floodEnded.countDown();
+          }
+        });
     server =
         HttpServer.start(
             "127.0.0.1",
@@ -139,6 +154,20 @@ class HttpServerTest {
     // Nothing runs it later either.
     Thread.sleep(200);
     assertThat(echoes).hasValue(0);
+  }
+
+  /**
+   * A client that stops reading a stream: once what it is owed has not moved for a period, the
+   * connection closes, and the stream's writer is told, instead of waiting on it for good.
+   */
+  @Test
+  void aStreamWhoseClientStopsReadingEnds() throws Exception {
+    try (Socket s = new Socket()) {
+      s.setReceiveBufferSize(4096);
+      s.connect(new java.net.InetSocketAddress("127.0.0.1", server.port()));
+      write(s, "GET /flood HTTP/1.1\r\nHost: t\r\n\r\n");
+      assertThat(floodEnded.await(10, TimeUnit.SECONDS)).as("the stream ended").isTrue();
+    }
   }
 
   @Test
