@@ -230,6 +230,11 @@ final class PgWriter implements AutoCloseable {
       try {
         c.setAutoCommit(false);
       } catch (SQLException e) {
+        try {
+          c.close();
+        } catch (SQLException ignored) {
+          // Failing already: the first failure is the one reported.
+        }
         throw new StoreException("cannot open a writer connection: " + e.getMessage(), e);
       }
       tx = new PgTx(c, stripe);

@@ -120,10 +120,21 @@ public final class PostgresStore implements Store {
         if (rs.next() && "off".equals(rs.getString(1))) {
           s.execute("SET synchronous_commit = on");
         }
+      } catch (SQLException e) {
+        closeQuietly(c);
+        throw e;
       }
       return c;
     } catch (SQLException e) {
       throw new StoreException("cannot connect to PostgreSQL: " + e.getMessage(), e);
+    }
+  }
+
+  private static void closeQuietly(Connection c) {
+    try {
+      c.close();
+    } catch (SQLException ignored) {
+      // Failing already: the first failure is the one reported.
     }
   }
 
