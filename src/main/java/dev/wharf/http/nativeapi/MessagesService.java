@@ -118,9 +118,16 @@ public final class MessagesService {
   }
 
   private void deliver(Response res, String queue, List<Delivery> got) {
-    // Lease first, then write: a consumer that left must not hold the messages until expiry.
-    Replies.send(
-        res, 200, MessageJson.deliveries(got), () -> broker.releaseQuietly(queue, got));
+    // Lease first, then write: a consumer that left must not hold the messages until expiry,
+    // nor one whose answer could not be made.
+    byte[] answer;
+    try {
+      answer = MessageJson.deliveries(got);
+    } catch (RuntimeException e) {
+      broker.releaseQuietly(queue, got);
+      throw e;
+    }
+    Replies.send(res, 200, answer, () -> broker.releaseQuietly(queue, got));
   }
 
   private void browse(Request req, Response res) {
