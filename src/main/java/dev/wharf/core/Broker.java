@@ -502,6 +502,10 @@ public final class Broker implements AutoCloseable {
         long epoch = w.epoch();
         // After the epoch, as in receiveLater: a deletion from here on wakes the await below.
         queues.require(queue);
+        if (w.dropped()) {
+          // Deleted and made again since this receive took its list: see ParkedReceive.park.
+          return waited(wait, started, List.of());
+        }
         if (stopping && !wait.isZero()) {
           // Read after the epoch: a stop after this check moves the epoch, so no await misses it.
           throw new BrokerException.Unavailable(STOPPING);
@@ -621,13 +625,7 @@ public final class Broker implements AutoCloseable {
       parked.fail(e);
       return;
     }
-    try {
-      scheduleWakeForDelayed(queue, clock.instant());
-    } catch (RuntimeException e) {
-      waiters.leave();
-      parked.fail(e);
-      return;
-    }
+    scheduleWakeForDelayed(queue, clock.instant());
     parked.park(epoch);
   }
 
@@ -847,14 +845,31 @@ public final class Broker implements AutoCloseable {
       waiters.wake(queue, now);
     }
     if (later != null) {
-      scheduleWake(queue, later, clock.instant());
+      // Counted from just before they come due, not from now: heard late (another node's, or a
+      // write slower than its delay), they may be due already.
+      Instant asked = clock.instant();
+      Instant justBefore = later.minusMillis(1);
+      scheduleWake(queue, later, justBefore.isBefore(asked) ? justBefore : asked);
     }
   }
 
-  /** Schedules a wake for the queue's next delayed message, for a consumer about to park. */
+  /**
+   * Schedules a wake for the queue's next delayed message, for a consumer about to park. A queue
+   * the store knows empty has none; a read that fails costs the consumer only this wake (it is
+   * woken by publishes still, or its wait runs out), not its answer.
+   */
   void scheduleWakeForDelayed(String queue, Instant now) {
-    guard(() -> store.messagesNextVisible(queue, now))
-        .ifPresent(t -> scheduleWake(queue, t, now));
+    if (knownEmpty(queue)) {
+      return;
+    }
+    Optional<Instant> next;
+    try {
+      next = guard(() -> store.messagesNextVisible(queue, now));
+    } catch (RuntimeException e) {
+      LOG.log(Level.FINE, "could not read when " + queue + "'s next delayed message is due", e);
+      return;
+    }
+    next.ifPresent(t -> scheduleWake(queue, t, now));
   }
 
   /**
@@ -920,11 +935,7 @@ public final class Broker implements AutoCloseable {
       wakes.remove(queue, self);
     }
     if (waiting || waiters.hasWaiters(queue)) {
-      try {
-        scheduleWakeForDelayed(queue, now);
-      } catch (RuntimeException e) {
-        LOG.log(Level.FINE, "could not schedule the next wake of " + queue, e);
-      }
+      scheduleWakeForDelayed(queue, now);
     }
   }
 

@@ -74,8 +74,10 @@ final class ParkedReceive {
 
   /** Parks until a commit after {@code epoch} makes messages visible, or the wait runs out. */
   void park(long epoch) {
-    if (waiters.settingsGeneration() != settingsGeneration) {
-      // Changed since the consumer was authorised: no wake of that change will come to it.
+    if (waiters.settingsGeneration() != settingsGeneration || waiters.dropped()) {
+      // Changed since the consumer was authorised: no wake of that change will come to it. Or
+      // its queue was deleted (and made again, or the claim before would have failed): it ends
+      // as a change ends it, and the consumer asks the queue there is now.
       finish(List.of());
       return;
     }

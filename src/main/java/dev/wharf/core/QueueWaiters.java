@@ -37,6 +37,8 @@ final class QueueWaiters {
   private final AtomicLong epoch = new AtomicLong();
 
   private final AtomicLong settingsGeneration = new AtomicLong();
+  /** Its queue was deleted: a queue made again under the name has a list of its own. */
+  private volatile boolean dropped;
   private final ReentrantLock lock = new ReentrantLock();
   private final LinkedHashSet<Waiter> parked = new LinkedHashSet<>();
 
@@ -142,6 +144,20 @@ final class QueueWaiters {
 
   long epoch() {
     return epoch.get();
+  }
+
+  /**
+   * Marks the list as its deleted queue's, and wakes everyone on it. A receive that took it before
+   * the deletion, and found the name in use again after (the queue made anew), must not park here:
+   * no publish, change or stop reaches this list any more.
+   */
+  void drop() {
+    dropped = true;
+    wakeAll();
+  }
+
+  boolean dropped() {
+    return dropped;
   }
 
   /** Moves on each change of the queue's settings or of who may consume it. */

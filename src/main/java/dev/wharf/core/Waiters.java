@@ -44,7 +44,7 @@ final class Waiters {
   void deleted(String queue) {
     QueueWaiters w = byQueue.remove(queue);
     if (w != null) {
-      w.wakeAll();
+      w.drop();
     }
   }
 

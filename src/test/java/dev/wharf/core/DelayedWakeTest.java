@@ -5,6 +5,8 @@ import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
 import dev.wharf.store.ContentType;
 import dev.wharf.store.Delivery;
+import dev.wharf.store.NewMessage;
+import dev.wharf.store.PublishBatch;
 import dev.wharf.store.sqlite.SqliteStore;
 import dev.wharf.testing.MutableClock;
 import dev.wharf.testing.Publishes;
@@ -141,6 +143,35 @@ class DelayedWakeTest {
       awaitParked(broker, 1);
       clock.advance(Duration.ofSeconds(1));
       assertThat(consumer.orTimeout(10, TimeUnit.SECONDS).join()).hasSize(1);
+    });
+  }
+
+  /**
+   * A burst heard of after it came due (another node's delayed publish, reported by its
+   * notification; or a write slower than its delay) still reaches every parked consumer.
+   */
+  @Test
+  void aWakeAskedForAfterItsMessagesCameDueServesThemAll() {
+    onQueueQ((broker, clock) -> {
+      int consumers = 250;
+      List<CompletableFuture<List<Delivery>>> parked = new java.util.ArrayList<>();
+      for (int i = 0; i < consumers; i++) {
+        parked.add(broker.receiveLater("q", 1, Duration.ofSeconds(30), null));
+      }
+      java.time.Instant now = clock.instant();
+      java.time.Instant due = now.plusMillis(50);
+      List<NewMessage> rows = new java.util.ArrayList<>();
+      for (int i = 0; i < consumers; i++) {
+        rows.add(new NewMessage(ContentType.JSON, "1".getBytes(StandardCharsets.UTF_8), null,
+            null, due, null, null, null));
+      }
+      // Written past the broker, as another node writes, and heard of once due.
+      broker.store().messagesPublish(new PublishBatch("q", rows, now, now.plusSeconds(60)));
+      clock.advance(Duration.ofMillis(100));
+      broker.madeVisible("q", 0, due);
+      for (CompletableFuture<List<Delivery>> p : parked) {
+        assertThat(p.orTimeout(10, TimeUnit.SECONDS).join()).hasSize(1);
+      }
     });
   }
 

@@ -109,8 +109,10 @@ final class Connection extends ChannelInboundHandlerAdapter {
   private volatile boolean inputEnded;
   // The last answer is out and the connection is closing, within LingeringClose's bounds.
   private boolean closing;
-  /** Bytes the client was owed at the last idle tick: see {@link #outputStalled()}. */
+  /** What the client was owed at the last idle tick: see {@link #outputStalled()}. */
   private long owedAtLastTick;
+  private int firstAtLastTick;
+  private long progressAtLastTick;
 
   /** A request read ahead of its turn. */
   private record Queued(Exchange ex, Request req) {}
@@ -224,14 +226,25 @@ final class Connection extends ChannelInboundHandlerAdapter {
   }
 
   /**
-   * Whether bytes owed to the client have not moved since the last idle tick: the same amount
-   * still unwritten a whole period later. A long-poll that waits owes nothing.
+   * Whether bytes owed to the client have not moved since the last idle tick: the same write
+   * first in line, as far along, with as much behind it, a whole period later. A slow reader moves
+   * some of them each period; a long-poll that waits owes nothing.
    */
   private boolean outputStalled() {
     ChannelOutboundBuffer out = ctx.channel().unsafe().outboundBuffer();
     long owed = out == null ? 0 : out.totalPendingWriteBytes();
-    boolean stalled = owed > 0 && owed == owedAtLastTick;
+    if (owed == 0) {
+      owedAtLastTick = 0;
+      return false;
+    }
+    // Its identity only: holding the write itself would keep its bytes after they are gone.
+    int first = System.identityHashCode(out.current());
+    long progress = out.currentProgress();
+    boolean stalled =
+        owed == owedAtLastTick && first == firstAtLastTick && progress == progressAtLastTick;
     owedAtLastTick = owed;
+    firstAtLastTick = first;
+    progressAtLastTick = progress;
     return stalled;
   }
 
@@ -519,6 +532,7 @@ final class Connection extends ChannelInboundHandlerAdapter {
 
   private void run(Exchange ex, Request req) {
     current = ex;
+    owedAtLastTick = 0;
     Handler route = handler.route(req);
     if (route.nonBlocking() && req.body().length <= INLINE_BODY) {
       answer(route, ex, req);
