@@ -97,18 +97,12 @@ class DelayedWakeTest {
   void aWakeServesEveryMessageThatCameDueTogether() {
     onQueueQ((broker, clock) -> {
       int consumers = 250;
-      List<CompletableFuture<List<Delivery>>> parked = new java.util.ArrayList<>();
-      for (int i = 0; i < consumers; i++) {
-        parked.add(broker.receiveLater("q", 1, Duration.ofSeconds(30), null));
-      }
+      List<CompletableFuture<List<Delivery>>> parked = parkOneEach(broker, consumers);
       for (int i = 0; i < consumers; i++) {
         broker.publish("q", List.of(Publishes.delayed("1", Duration.ofMillis(50))));
       }
       clock.advance(Duration.ofMillis(50));
-      // Their waits are 30 s: only the wake brings each its message within 10.
-      for (CompletableFuture<List<Delivery>> p : parked) {
-        assertThat(p.orTimeout(10, TimeUnit.SECONDS).join()).hasSize(1);
-      }
+      eachGetsOne(parked);
     });
   }
 
@@ -154,10 +148,7 @@ class DelayedWakeTest {
   void aWakeAskedForAfterItsMessagesCameDueServesThemAll() {
     onQueueQ((broker, clock) -> {
       int consumers = 250;
-      List<CompletableFuture<List<Delivery>>> parked = new java.util.ArrayList<>();
-      for (int i = 0; i < consumers; i++) {
-        parked.add(broker.receiveLater("q", 1, Duration.ofSeconds(30), null));
-      }
+      List<CompletableFuture<List<Delivery>>> parked = parkOneEach(broker, consumers);
       java.time.Instant now = clock.instant();
       java.time.Instant due = now.plusMillis(50);
       List<NewMessage> rows = new java.util.ArrayList<>();
@@ -169,10 +160,24 @@ class DelayedWakeTest {
       broker.store().messagesPublish(new PublishBatch("q", rows, now, now.plusSeconds(60)));
       clock.advance(Duration.ofMillis(100));
       broker.madeVisible("q", 0, due);
-      for (CompletableFuture<List<Delivery>> p : parked) {
-        assertThat(p.orTimeout(10, TimeUnit.SECONDS).join()).hasSize(1);
-      }
+      eachGetsOne(parked);
     });
+  }
+
+  /** Consumers of one message each, parked on q with a wait of 30 s. */
+  private static List<CompletableFuture<List<Delivery>>> parkOneEach(Broker broker, int n) {
+    List<CompletableFuture<List<Delivery>>> parked = new java.util.ArrayList<>();
+    for (int i = 0; i < n; i++) {
+      parked.add(broker.receiveLater("q", 1, Duration.ofSeconds(30), null));
+    }
+    return parked;
+  }
+
+  /** Their waits are 30 s: only a wake brings each its message within 10. */
+  private static void eachGetsOne(List<CompletableFuture<List<Delivery>>> parked) {
+    for (CompletableFuture<List<Delivery>> p : parked) {
+      assertThat(p.orTimeout(10, TimeUnit.SECONDS).join()).hasSize(1);
+    }
   }
 
   private static void awaitParked(Broker broker, int n) {
