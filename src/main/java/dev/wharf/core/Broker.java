@@ -879,7 +879,8 @@ public final class Broker implements AutoCloseable {
    */
   private static final class PendingWake {
     final Instant at;
-    final Instant from;
+    /** Moved earlier, never later, while it waits: see {@link #scheduleWake}. */
+    volatile Instant from;
     volatile java.util.concurrent.ScheduledFuture<?> task;
 
     PendingWake(Instant at, Instant from) {
@@ -904,7 +905,11 @@ public final class Broker implements AutoCloseable {
         queue,
         (q, pending) -> {
           if (pending != null && !pending.at.isAfter(at)) {
-            // It fires first, and then schedules what comes after it.
+            // It fires first, and then schedules what comes after it; it counts from the earlier
+            // of the two, so messages heard of late are among those it wakes for.
+            if (from.isBefore(pending.from)) {
+              pending.from = from;
+            }
             return pending;
           }
           if (pending != null) {
