@@ -48,6 +48,9 @@ final class PgWriter implements AutoCloseable {
     List<AdvisoryKey> keys();
   }
 
+  /** Keys a batch takes up front at most: see {@link Lane#lockKeysInOrder}. */
+  static final int MAX_KEYS_LOCKED = 1024;
+
   /** One advisory lock: {@code pg_advisory_xact_lock(hashtext(space), hashtext(key))}. */
   record AdvisoryKey(String space, String key) implements Comparable<AdvisoryKey> {
     @Override
@@ -258,13 +261,27 @@ final class PgWriter implements AutoCloseable {
       if (keys == null || keys.isEmpty()) {
         return;
       }
-      PreparedStatement lock =
-          tx.prepare("SELECT pg_advisory_xact_lock(hashtext(?), hashtext(?))");
-      for (AdvisoryKey k : keys) {
-        lock.setString(1, k.space());
-        lock.setString(2, k.key());
-        lock.execute();
+      if (keys.size() > MAX_KEYS_LOCKED) {
+        // Each lock holds a slot of the server's shared lock table until the commit; past this
+        // many the batch takes them as its operations come, and a deadlock, should one come, is
+        // broken by PostgreSQL and the batch run again an operation at a time.
+        return;
       }
+      String[] spaces = new String[keys.size()];
+      String[] names = new String[keys.size()];
+      int i = 0;
+      for (AdvisoryKey k : keys) {
+        spaces[i] = k.space();
+        names[i++] = k.key();
+      }
+      // One round trip: the function runs row by row, in the arrays' (sorted) order.
+      PreparedStatement lock =
+          tx.prepare(
+              "SELECT count(*) FROM (SELECT pg_advisory_xact_lock(hashtext(s), hashtext(k))"
+                  + " FROM unnest(?::text[], ?::text[]) AS u(s, k)) locked");
+      lock.setArray(1, tx.array("text", spaces));
+      lock.setArray(2, tx.array("text", names));
+      lock.execute();
     }
 
     /**
