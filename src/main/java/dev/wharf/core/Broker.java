@@ -538,6 +538,9 @@ public final class Broker implements AutoCloseable {
           return waited(wait, started, handed);
         }
         if (Thread.currentThread().isInterrupted()) {
+          // Its consumer left; it may have been woken for messages it will not take now, so the
+          // wake goes to another waiter (a spare one, if it was not: that one claims and parks).
+          w.wake(max);
           return List.of();
         }
       }
