@@ -1,6 +1,7 @@
 package dev.wharf.model;
 
 import dev.wharf.core.Broker;
+import dev.wharf.core.BrokerOptions;
 import dev.wharf.core.BrokerException;
 import dev.wharf.core.Publish;
 import dev.wharf.store.Delivery;
@@ -9,10 +10,10 @@ import dev.wharf.store.LeaseOutcome.Outcome;
 import dev.wharf.store.PublishResult;
 import dev.wharf.store.QueueCounts;
 import dev.wharf.store.Redriven;
+import dev.wharf.store.Store;
 import dev.wharf.testing.MutableClock;
-import dev.wharf.testing.SqliteBroker;
+import io.micrometer.core.instrument.simple.SimpleMeterRegistry;
 import java.nio.charset.StandardCharsets;
-import java.nio.file.Path;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.HashMap;
@@ -20,9 +21,10 @@ import java.util.LinkedHashSet;
 import java.util.List;
 import java.util.Map;
 import java.util.Set;
+import java.util.function.Supplier;
 
 /**
- * One seed's run: random operations on a broker over SQLite, each applied to the {@link
+ * One seed's run: random operations on a broker over a store, each applied to the {@link
  * QueueModel} too, and every answer and the queues' depths compared with the model's after each
  * step. The seed alone decides every choice, the clock moves only when an operation moves it, and
  * the reapers run only when an operation runs them, so a seed replays exactly.
@@ -31,7 +33,8 @@ final class ModelRun implements AutoCloseable {
   private static final String DEAD_REASON = "dead by the model test";
 
   private final RandomInputs random;
-  private final Path file;
+  /** A new, unstarted store on the run's database, at the start and at each restart. */
+  private final Supplier<Store> stores;
   private final MutableClock clock = MutableClock.atEpochDay();
   private final Trace trace;
   private final QueueModel model = new QueueModel();
@@ -40,12 +43,12 @@ final class ModelRun implements AutoCloseable {
   private final List<String> leasesGiven = new ArrayList<>();
   /** The queue of each lease ever handed out, the route a settle of it mostly takes. */
   private final Map<String, String> leaseQueues = new HashMap<>();
-  private SqliteBroker open;
+  private Store store;
   private Broker broker;
 
-  ModelRun(long seed, Path file, Set<Outcome> outcomesSeen) {
+  ModelRun(long seed, Supplier<Store> stores, Set<Outcome> outcomesSeen) {
     this.random = new RandomInputs(seed);
-    this.file = file;
+    this.stores = stores;
     this.trace = new Trace(seed, clock);
     this.outcomesSeen = outcomesSeen;
     boot();
@@ -230,8 +233,8 @@ final class ModelRun implements AutoCloseable {
   }
 
   private void restart() {
-    trace.add("restart (broker and store closed, opened again on the same file)");
-    open.close();
+    trace.add("restart (broker and store closed, opened again on the same database)");
+    close();
     boot();
     model.restarted();
     // Leases held in memory are written back at a clean stop: every message is as it was.
@@ -260,8 +263,10 @@ final class ModelRun implements AutoCloseable {
   }
 
   private void boot() {
-    open = SqliteBroker.open(file, clock);
-    broker = open.broker();
+    store = stores.get();
+    store.start();
+    broker = new Broker(store, clock, BrokerOptions.defaults(), new SimpleMeterRegistry());
+    broker.startWithoutReapers();
   }
 
   private long now() {
@@ -280,6 +285,7 @@ final class ModelRun implements AutoCloseable {
 
   @Override
   public void close() {
-    open.close();
+    broker.close();
+    store.close();
   }
 }
