@@ -18,6 +18,7 @@ import java.time.Instant;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.Optional;
+import java.util.Properties;
 
 /** Queries that change nothing, on a small pool of auto-commit connections. */
 final class PgReads implements AutoCloseable {
@@ -42,6 +43,10 @@ final class PgReads implements AutoCloseable {
     cfg.setAutoCommit(true);
     cfg.setReadOnly(true);
     cfg.setConnectionTimeout(5000);
+    Properties keepAlive = new Properties();
+    PgKeepAlive.addTo(keepAlive);
+    cfg.setDataSourceProperties(keepAlive);
+    cfg.setConnectionInitSql(PgKeepAlive.SESSION_SETTINGS_QUERY);
     pool = new HikariDataSource(cfg);
   }
 

@@ -103,8 +103,11 @@ public final class PostgresStore implements Store {
     return new ArrayList<>(PgPublish.mergeAll(tx, plain));
   }
 
-  /** A new connection with durable commits, whatever the server's default. */
-  private Connection connect() {
+  /**
+   * A new connection with durable commits, whatever the server's default, and keepalives on both
+   * ends ({@link PgKeepAlive}).
+   */
+  Connection connect() {
     Properties p = new Properties();
     if (settings.user() != null) {
       p.setProperty("user", settings.user());
@@ -113,11 +116,12 @@ public final class PostgresStore implements Store {
       p.setProperty("password", settings.password());
     }
     p.setProperty("ApplicationName", applicationName());
+    PgKeepAlive.addTo(p);
     try {
       Connection c = DriverManager.getConnection(settings.url(), p);
       try (Statement s = c.createStatement();
-          ResultSet rs = s.executeQuery("SHOW synchronous_commit")) {
-        if (rs.next() && "off".equals(rs.getString(1))) {
+          ResultSet rs = s.executeQuery(PgKeepAlive.SESSION_SETTINGS_QUERY)) {
+        if (rs.next() && "off".equals(rs.getString(4))) {
           s.execute("SET synchronous_commit = on");
         }
       } catch (SQLException e) {
