@@ -17,6 +17,7 @@ import dev.wharf.store.RedriveRequest;
 import dev.wharf.store.Redriven;
 import dev.wharf.store.Store;
 import dev.wharf.store.StoreException;
+import dev.wharf.store.VisibleElsewhere;
 import io.micrometer.core.instrument.MeterRegistry;
 import java.time.Duration;
 import java.time.Instant;
@@ -88,7 +89,10 @@ public final class Broker implements AutoCloseable {
     queues.load();
     queues.names().forEach(this::watch);
     store.onVisibleElsewhere(
-        (q, later) -> madeVisible(q, later == null ? BrokerOptions.MAX_RECEIVE_BATCH : 0, later));
+        (q, messages, later) -> {
+          boolean known = messages != VisibleElsewhere.UNKNOWN;
+          madeVisible(q, known ? messages : BrokerOptions.MAX_RECEIVE_BATCH, later);
+        });
     store.onQueuesChanged(this::reloadQueues);
   }
 

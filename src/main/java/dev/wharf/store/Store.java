@@ -5,7 +5,6 @@ import java.time.Instant;
 import java.util.List;
 import java.util.Optional;
 import java.util.concurrent.CompletableFuture;
-import java.util.function.BiConsumer;
 
 /**
  * The storage seam. Every method is one transaction; writes return only once committed with
@@ -127,11 +126,10 @@ public interface Store extends AutoCloseable {
   int messagesVisibleBetween(String queue, Instant after, Instant upTo, int limit);
 
   /**
-   * Registers a listener told the name of a queue in which another writer (another node) made
-   * messages visible, with null; or made them visible later (a delay, a nack's delay), with the
-   * earliest time one becomes so. Single-process backends never call it.
+   * Registers a listener told of each queue in which another writer (another node) made messages
+   * visible, now or later. Single-process backends never call it.
    */
-  void onVisibleElsewhere(BiConsumer<String, Instant> listener);
+  void onVisibleElsewhere(VisibleElsewhere listener);
 
   /**
    * Registers a listener told that another writer (another node) changed or deleted queues, so

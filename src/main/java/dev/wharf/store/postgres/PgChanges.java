@@ -66,7 +66,7 @@ final class PgChanges {
     readyAttempt.add(attemptChange);
     tx.delta.move(h.queue(), LEASED, h.originalQueue(), h.queue(), READY, h.originalQueue());
     if (visibleAt <= now) {
-      tx.visible.add(h.queue());
+      tx.visibleNow(h.queue());
     } else {
       tx.visibleLater(h.queue(), visibleAt);
     }
@@ -87,7 +87,7 @@ final class PgChanges {
     deadReason.add(reason);
     tx.delta.move(h.queue(), h.state(), h.originalQueue(), policy.deadLetterQueue(), READY,
         h.queue());
-    tx.visible.add(policy.deadLetterQueue());
+    tx.visibleNow(policy.deadLetterQueue());
     return Outcome.DEAD;
   }
 
@@ -103,7 +103,7 @@ final class PgChanges {
     redriven.add(h);
     redriveTo.add(toQueue);
     tx.delta.move(h.queue(), h.state(), h.originalQueue(), toQueue, h.state(), null);
-    tx.visible.add(toQueue);
+    tx.visibleNow(toQueue);
   }
 
   void flush() throws SQLException {

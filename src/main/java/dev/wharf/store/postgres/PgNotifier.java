@@ -1,5 +1,6 @@
 package dev.wharf.store.postgres;
 
+import dev.wharf.store.VisibleElsewhere;
 import java.sql.Connection;
 import java.sql.PreparedStatement;
 import java.sql.ResultSet;
@@ -8,7 +9,6 @@ import java.sql.Statement;
 import java.time.Instant;
 import java.util.ArrayList;
 import java.util.List;
-import java.util.function.BiConsumer;
 import java.util.function.Supplier;
 import java.util.logging.Level;
 import java.util.logging.Logger;
@@ -17,9 +17,10 @@ import org.postgresql.PGNotification;
 
 /**
  * Hears what other nodes commit. One connection LISTENs on {@value #VISIBLE} (a queue got visible
- * messages), {@value #LATER} (a queue got messages visible at a later time, the earliest given)
- * and {@value #QUEUES} (queue settings changed); payloads carry the schema and the sending node so
- * a node ignores its own commits and other schemas on the same database.
+ * messages, with how many: its waiters here wake for as many), {@value #LATER} (a queue got
+ * messages visible at a later time, the earliest given) and {@value #QUEUES} (queue settings
+ * changed); payloads carry the schema and the sending node so a node ignores its own commits and
+ * other schemas on the same database.
  *
  * <p>Notifications can be lost (the connection drops, or it is down while others commit), so once
  * a second the same thread also polls: every queue with a message visible now is reported (a
@@ -39,7 +40,7 @@ final class PgNotifier implements AutoCloseable {
   private final long pollMs;
   private final Thread thread;
   private volatile boolean running = true;
-  private volatile BiConsumer<String, Instant> onVisible = (q, later) -> {};
+  private volatile VisibleElsewhere onVisible = (q, n, later) -> {};
   private volatile Runnable onQueues = () -> {};
   private volatile Connection conn;
   private volatile long queuesVersion = -1;
@@ -61,7 +62,7 @@ final class PgNotifier implements AutoCloseable {
     thread.start();
   }
 
-  void onVisible(BiConsumer<String, Instant> listener) {
+  void onVisible(VisibleElsewhere listener) {
     onVisible = listener;
   }
 
@@ -142,17 +143,22 @@ final class PgNotifier implements AutoCloseable {
       return;
     }
     try {
-      // After the schema: the sending node, then the queue; for LATER the time in between.
+      // After the schema: the sending node, then a number (VISIBLE: how many, LATER: the time),
+      // then the queue. Queue names hold no bar, so a VISIBLE with none after the node's is from
+      // a node that did not count.
       int bar = payload.indexOf('|', schemaPrefix.length());
+      int numberEnd = bar > 0 ? payload.indexOf('|', bar + 1) : -1;
       if (VISIBLE.equals(n.getName())) {
-        if (bar > 0) {
-          onVisible.accept(payload.substring(bar + 1), null);
+        if (numberEnd > 0) {
+          int count = Integer.parseInt(payload, bar + 1, numberEnd, 10);
+          onVisible.visible(payload.substring(numberEnd + 1), count, null);
+        } else if (bar > 0) {
+          onVisible.visible(payload.substring(bar + 1), VisibleElsewhere.UNKNOWN, null);
         }
       } else if (LATER.equals(n.getName())) {
-        int timeEnd = bar > 0 ? payload.indexOf('|', bar + 1) : -1;
-        if (timeEnd > 0) {
-          long at = Long.parseLong(payload, bar + 1, timeEnd, 10);
-          onVisible.accept(payload.substring(timeEnd + 1), Instant.ofEpochMilli(at));
+        if (numberEnd > 0) {
+          long at = Long.parseLong(payload, bar + 1, numberEnd, 10);
+          onVisible.visible(payload.substring(numberEnd + 1), 0, Instant.ofEpochMilli(at));
         }
       } else if (QUEUES.equals(n.getName())) {
         onQueues.run();
@@ -190,7 +196,7 @@ final class PgNotifier implements AutoCloseable {
         onQueues.run();
       }
       for (String q : ready) {
-        onVisible.accept(q, null);
+        onVisible.visible(q, VisibleElsewhere.UNKNOWN, null);
       }
     } catch (RuntimeException e) {
       LOG.log(Level.WARNING, "notification listener failed", e);

@@ -287,7 +287,7 @@ final class PgPublish {
         keys[i] = m.key();
         tx.delta.add(b.queue(), READY, null, 1);
         if (visible[i] <= published[i]) {
-          tx.visible.add(b.queue());
+          tx.visibleNow(b.queue());
         } else {
           tx.visibleLater(b.queue(), visible[i]);
         }

@@ -8,7 +8,7 @@ import java.sql.ResultSet;
 import java.sql.SQLException;
 import java.util.Collection;
 import java.util.HashMap;
-import java.util.LinkedHashSet;
+import java.util.LinkedHashMap;
 import java.util.Map;
 import java.util.Set;
 import java.util.TreeSet;
@@ -22,7 +22,8 @@ final class PgTx {
   final Connection conn;
   private final Map<String, PreparedStatement> statements = new HashMap<>();
   final PgCounters.Delta delta;
-  final Set<String> visible = new LinkedHashSet<>();
+  /** Queues the transaction made messages visible in now, each with how many. */
+  private final Map<String, Integer> visible = new LinkedHashMap<>();
   /** Queues the transaction made messages visible in later, each with the earliest such time. */
   private final Map<String, Long> later = new HashMap<>();
   boolean queuesChanged;
@@ -68,6 +69,11 @@ final class PgTx {
     }
   }
 
+  /** The transaction makes a message of {@code queue} visible now. */
+  void visibleNow(String queue) {
+    visible.merge(queue, 1, Integer::sum);
+  }
+
   /** The transaction makes a message of {@code queue} visible at {@code at}, after now. */
   void visibleLater(String queue, long at) {
     later.merge(queue, at, Math::min);
@@ -90,8 +96,8 @@ final class PgTx {
     if (!visible.isEmpty()) {
       String[] payloads = new String[visible.size()];
       int i = 0;
-      for (String q : visible) {
-        payloads[i++] = notifyPrefix + q;
+      for (Map.Entry<String, Integer> e : visible.entrySet()) {
+        payloads[i++] = notifyPrefix + e.getValue() + "|" + e.getKey();
       }
       PreparedStatement ps =
           prepare("SELECT pg_notify('" + PgNotifier.VISIBLE + "', p) FROM unnest(?::text[]) p");

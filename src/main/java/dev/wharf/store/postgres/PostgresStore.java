@@ -17,6 +17,7 @@ import dev.wharf.store.Redriven;
 import dev.wharf.store.SettleRequest;
 import dev.wharf.store.Store;
 import dev.wharf.store.StoreException;
+import dev.wharf.store.VisibleElsewhere;
 import dev.wharf.store.jdbc.PublishThenClaim;
 import java.sql.Connection;
 import java.sql.DriverManager;
@@ -30,7 +31,6 @@ import java.util.Optional;
 import java.util.concurrent.CompletableFuture;
 import java.util.Properties;
 import java.util.concurrent.ThreadLocalRandom;
-import java.util.function.BiConsumer;
 
 /**
  * The shared backend: many Wharf nodes on one PostgreSQL database. Each node writes through a
@@ -329,7 +329,7 @@ public final class PostgresStore implements Store {
   }
 
   @Override
-  public void onVisibleElsewhere(BiConsumer<String, Instant> listener) {
+  public void onVisibleElsewhere(VisibleElsewhere listener) {
     notifier.onVisible(listener);
   }
 

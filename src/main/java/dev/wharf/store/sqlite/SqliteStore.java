@@ -21,6 +21,7 @@ import dev.wharf.store.Redriven;
 import dev.wharf.store.SettleRequest;
 import dev.wharf.store.Store;
 import dev.wharf.store.StoreException;
+import dev.wharf.store.VisibleElsewhere;
 import dev.wharf.store.sqlite.GroupCommitWriter.Tx;
 import io.micrometer.core.instrument.FunctionCounter;
 import io.micrometer.core.instrument.FunctionTimer;
@@ -45,7 +46,6 @@ import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.CountDownLatch;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicBoolean;
-import java.util.function.BiConsumer;
 import java.util.logging.Level;
 import java.util.logging.Logger;
 
@@ -803,7 +803,7 @@ public final class SqliteStore implements Store {
   private static final String READY_ROWS = "messages INDEXED BY m_ready";
 
   @Override
-  public void onVisibleElsewhere(BiConsumer<String, Instant> listener) {
+  public void onVisibleElsewhere(VisibleElsewhere listener) {
     // One process owns the file: every commit is seen by the core that made it.
   }
 

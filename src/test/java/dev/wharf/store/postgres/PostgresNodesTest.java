@@ -208,6 +208,39 @@ class PostgresNodesTest {
     assertThat(a.broker().stats("q").counts().depth()).isZero();
   }
 
+  /**
+   * A notification says how many messages came: one commit of more than a receive's largest batch
+   * wakes as many parked consumers on another node, not just a batch's worth.
+   */
+  @Test
+  void aLargeCommitOnOneNodeWakesAsManyLongPollsOnAnother() throws Exception {
+    Node[] nodes = twoNodesWithQueue();
+    Node a = nodes[0];
+    Node b = nodes[1];
+    int consumers = BrokerOptions.MAX_RECEIVE_BATCH + 30;
+    try (var pool = Executors.newVirtualThreadPerTaskExecutor()) {
+      List<Future<List<Delivery>>> waiting = new ArrayList<>();
+      for (int i = 0; i < consumers; i++) {
+        waiting.add(parkedReceive(pool, b));
+      }
+      List<Publish> batch = new ArrayList<>();
+      for (int i = 0; i < consumers; i++) {
+        batch.add(Publish.json(Integer.toString(i)));
+      }
+      a.broker().publish("q", batch);
+      Set<String> got = ConcurrentHashMap.newKeySet();
+      // Well inside the 30 s wait (whose end claims once more) and the 120 s poll: only the
+      // notification can bring each one by then.
+      long deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(10);
+      for (Future<List<Delivery>> w : waiting) {
+        List<Delivery> one = w.get(deadline - System.nanoTime(), TimeUnit.NANOSECONDS);
+        assertThat(one).hasSize(1);
+        got.add(one.get(0).message().id());
+      }
+      assertThat(got).hasSize(consumers);
+    }
+  }
+
   @Test
   void aPublishOnOneNodeWakesALongPollOnAnother() throws Exception {
     Node[] nodes = twoNodesWithQueue();
