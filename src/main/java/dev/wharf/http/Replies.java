@@ -67,9 +67,37 @@ public final class Replies {
         g -> {
           g.writeStartObject();
           g.writeStringField("code", code);
-          g.writeStringField("detail", detail);
+          g.writeStringField("detail", wholeText(detail));
           g.writeEndObject();
         });
+  }
+
+  /**
+   * A detail that quotes the request (an unknown field's name) may quote half a surrogate pair the
+   * client spelt as an escape. Written as it is, the answer would hold the same escape, which
+   * strict JSON readers refuse as no text: the client would get a parse error instead of the
+   * reason. Each such half is shown as the six characters of its escape instead.
+   */
+  static String wholeText(String detail) {
+    if (detail == null || Utf8.loneSurrogate(detail) < 0) {
+      return detail;
+    }
+    StringBuilder out = new StringBuilder(detail.length() + 8);
+    for (int i = 0; i < detail.length(); i++) {
+      char c = detail.charAt(i);
+      boolean pair =
+          Character.isHighSurrogate(c)
+              && i + 1 < detail.length()
+              && Character.isLowSurrogate(detail.charAt(i + 1));
+      if (pair) {
+        out.append(c).append(detail.charAt(++i));
+      } else if (Character.isSurrogate(c)) {
+        out.append(String.format("\\u%04x", (int) c));
+      } else {
+        out.append(c);
+      }
+    }
+    return out.toString();
   }
 
   /**
