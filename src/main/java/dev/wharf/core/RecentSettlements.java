@@ -4,7 +4,8 @@ import dev.wharf.store.LeaseOutcome.Outcome;
 
 /**
  * Remembers, for a few minutes, how recent leases were settled, so a consumer that repeats an ack
- * (its first answer was lost) is told it succeeded instead of getting a conflict.
+ * (its first answer was lost) is told it succeeded instead of getting a conflict. Which settles
+ * count as repeats is {@link Settlements}'s rule.
  *
  * <p>Memory is fixed: a direct-mapped table keyed by a 64-bit hash of the lease id. Under a load so
  * high that a slot is reused within the window, an old entry is forgotten and its repeat gets the

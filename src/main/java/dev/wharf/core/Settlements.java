@@ -17,7 +17,8 @@ import java.util.concurrent.CompletableFuture;
 /**
  * Ending or changing leases: ack, nack, dead, defer, extend, release. Each takes the current
  * lease ids of one queue and answers one outcome per distinct lease, in request order; stale or
- * unknown leases come back as conflicts unless the same lease was settled moments ago.
+ * unknown leases come back as conflicts unless the same lease was settled the same way moments
+ * ago.
  */
 public final class Settlements {
   private final Broker broker;
@@ -181,7 +182,8 @@ public final class Settlements {
         out.add(o);
       } else {
         Outcome earlier = recent.recall(queue, o.leaseId(), nowMs);
-        out.add(earlier != null ? LeaseOutcome.of(o.leaseId(), earlier) : o);
+        out.add(earlier != null && repeats(kind, earlier) ? LeaseOutcome.of(o.leaseId(), earlier)
+            : o);
       }
     }
     if (delay != null && delay.isZero()) {
@@ -193,6 +195,26 @@ public final class Settlements {
       broker.madeVisible(policy.deadLetterQueue(), dead, null);
     }
     return out;
+  }
+
+  /**
+   * Whether a lease settled moments ago with {@code earlier} is settled again by a request of this
+   * kind, one whose first answer the consumer lost: it then succeeds with that outcome again. A
+   * settle of another kind is not a repeat but a consumer that lost track of its lease: an ack
+   * after a nack must not tell it the message is gone, nor an extend after an ack that it still
+   * holds the lease. Those are conflicts, as for any lease the message no longer has.
+   */
+  private static boolean repeats(SettleKind kind, Outcome earlier) {
+    return switch (kind) {
+      case ACK -> earlier == Outcome.ACKED;
+      // A nack may have moved the message to the DLQ (attempts used up): that is its outcome.
+      case RETRY ->
+          earlier == Outcome.RETRIED || earlier == Outcome.DEAD || earlier == Outcome.DROPPED;
+      case DEAD -> earlier == Outcome.DEAD || earlier == Outcome.DROPPED;
+      case DEFER -> earlier == Outcome.DEFERRED;
+      case RELEASE -> earlier == Outcome.RELEASED;
+      case EXTEND -> false;
+    };
   }
 
   private void count(String queue, Outcome o) {

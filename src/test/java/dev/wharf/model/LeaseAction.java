@@ -1,5 +1,7 @@
 package dev.wharf.model;
 
+import dev.wharf.store.LeaseOutcome.Outcome;
+
 /** The ways a consumer settles a lease; each takes one argument, a time or a reason. */
 enum LeaseAction {
   ACK,
@@ -10,5 +12,20 @@ enum LeaseAction {
   /** Retry after a delay, the attempt not counted. */
   DEFER,
   /** The lease ends later, never earlier. */
-  EXTEND
+  EXTEND;
+
+  /**
+   * Whether this settle, on a lease settled moments ago with {@code earlier}, repeats that settle
+   * (docs/api.md): only then does it answer the first outcome again, else it is a conflict.
+   */
+  boolean repeats(Outcome earlier) {
+    return switch (this) {
+      case ACK -> earlier == Outcome.ACKED;
+      case NACK -> earlier == Outcome.RETRIED || earlier == Outcome.DEAD
+          || earlier == Outcome.DROPPED;
+      case DEAD -> earlier == Outcome.DEAD || earlier == Outcome.DROPPED;
+      case DEFER -> earlier == Outcome.DEFERRED;
+      case EXTEND -> false;
+    };
+  }
 }

@@ -107,7 +107,8 @@ final class QueueModel {
     ModelMessage m = byLease.get(leaseId);
     if (m == null || !m.queue.equals(queue)) {
       Settled before = settled.get(queue + '\0' + leaseId);
-      boolean recalled = before != null && now - before.at <= SETTLE_MEMORY_MS;
+      boolean recalled = before != null && now - before.at <= SETTLE_MEMORY_MS
+          && action.repeats(before.outcome);
       return outcome(leaseId, recalled ? before.outcome : Outcome.LEASE_NOT_FOUND);
     }
     if (m.leaseUntil <= now) {
