@@ -17,9 +17,10 @@ import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
 
 /**
- * Random runs of publishes, receives, settles, redrives, purges, deletes, reaper passes, clock
- * moves and restarts against a broker, on each backend, each compared step by step with a plain
- * model of DESIGN §3 ({@link QueueModel}). Seeds run one after the other and the first
+ * Random runs of publishes, receives (long-polls too), settles, redrives, purges, deletes, queue
+ * settings changes, reaper passes, clock moves and restarts against a broker, on each backend,
+ * each compared step by step with a plain model of DESIGN §3 ({@link QueueModel}): every answer,
+ * each message handed out or looked at (its content to the byte), and every queue's stats. Seeds run one after the other and the first
  * disagreement fails the test with its seed, its step and the operations before it.
  *
  * <p>The defaults fit a CI run of seconds; for a longer search, raise them:

@@ -2,7 +2,6 @@ package dev.wharf.model;
 
 import dev.wharf.store.Message;
 import dev.wharf.store.MessageState;
-import java.nio.charset.StandardCharsets;
 import java.time.Instant;
 
 /**
@@ -13,8 +12,9 @@ final class ModelMessage {
   final String id;
   /** Publish order, the tie-break of delivery order. */
   final long seq;
+  final long publishedAt;
   String queue;
-  String body;
+  MessageContent content;
   String key;
   MessageState state = MessageState.READY;
   int attempt;
@@ -26,12 +26,14 @@ final class ModelMessage {
   boolean superseded;
   String originalQueue;
   String deadReason;
+  Long diedAt;
 
-  ModelMessage(String id, String queue, long seq, String body) {
+  ModelMessage(String id, String queue, long seq, long publishedAt, MessageContent content) {
     this.id = id;
     this.queue = queue;
     this.seq = seq;
-    this.body = body;
+    this.publishedAt = publishedAt;
+    this.content = content;
   }
 
   /**
@@ -40,22 +42,22 @@ final class ModelMessage {
    * are left over from its last lease).
    */
   record View(
-      String id, String queue, MessageState state, int attempt, String body, String key,
-      Instant expiresAt, Instant stateTime, String originalQueue, String deadReason) {}
+      String id, String queue, MessageState state, int attempt, MessageContent content,
+      String key, Instant publishedAt, Instant expiresAt, Instant stateTime, String originalQueue,
+      String deadReason, Instant diedAt) {}
 
   View view() {
     Long at = state == MessageState.READY ? Long.valueOf(visibleAt)
         : state == MessageState.LEASED ? Long.valueOf(leaseUntil) : null;
-    return new View(id, queue, state, attempt, body, key, instant(expiresAt), instant(at),
-        originalQueue, deadReason);
+    return new View(id, queue, state, attempt, content, key, instant(publishedAt),
+        instant(expiresAt), instant(at), originalQueue, deadReason, instant(diedAt));
   }
 
   static View view(Message m) {
     Instant at = m.state() == MessageState.READY ? m.visibleAt()
         : m.state() == MessageState.LEASED ? m.leaseUntil() : null;
-    return new View(m.id(), m.queue(), m.state(), m.attempt(),
-        new String(m.payload(), StandardCharsets.UTF_8), m.key(), m.expiresAt(), at,
-        m.originalQueue(), m.deadReason());
+    return new View(m.id(), m.queue(), m.state(), m.attempt(), MessageContent.of(m), m.key(),
+        m.publishedAt(), m.expiresAt(), at, m.originalQueue(), m.deadReason(), m.diedAt());
   }
 
   private static Instant instant(Long epochMillis) {

@@ -8,12 +8,10 @@ import dev.wharf.store.Delivery;
 import dev.wharf.store.LeaseOutcome;
 import dev.wharf.store.LeaseOutcome.Outcome;
 import dev.wharf.store.PublishResult;
-import dev.wharf.store.QueueCounts;
 import dev.wharf.store.Redriven;
 import dev.wharf.store.Store;
 import dev.wharf.testing.MutableClock;
 import io.micrometer.core.instrument.simple.SimpleMeterRegistry;
-import java.nio.charset.StandardCharsets;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.HashMap;
@@ -31,13 +29,25 @@ import java.util.function.Supplier;
  */
 final class ModelRun implements AutoCloseable {
   private static final String DEAD_REASON = "dead by the model test";
+  /**
+   * Windows short next to a run's clock (a few minutes of it), so that idempotency keys, repeated
+   * settles and expired messages outlive them within a run.
+   */
+  private static final QueueModel.Windows WINDOWS = new QueueModel.Windows(40_000, 30_000, 20_000);
+  private static final BrokerOptions OPTIONS = new BrokerOptions(
+      Duration.ofSeconds(30), 10_000, 1000, Duration.ofMillis(WINDOWS.idempotencyMs()),
+      Duration.ofMillis(WINDOWS.expiredRetentionMs()), Duration.ofMillis(WINDOWS.settleMemoryMs()),
+      8L << 20);
 
   private final RandomInputs random;
   /** A new, unstarted store on the run's database, at the start and at each restart. */
   private final Supplier<Store> stores;
   private final MutableClock clock = MutableClock.atEpochDay();
   private final Trace trace;
-  private final QueueModel model = new QueueModel();
+  private final QueueModel model = new QueueModel(new ModelQueues(), WINDOWS);
+  private final StateChecks checks;
+  private final SettingsChanges settings;
+  private final LongPolls longPolls;
   private final Set<Outcome> outcomesSeen;
   /** Every lease ever handed out: settles pick stale and repeated ones here. */
   private final List<String> leasesGiven = new ArrayList<>();
@@ -51,8 +61,11 @@ final class ModelRun implements AutoCloseable {
     this.stores = stores;
     this.trace = new Trace(seed, clock);
     this.outcomesSeen = outcomesSeen;
+    this.checks = new StateChecks(model, trace);
+    this.settings = new SettingsChanges(random, model.queues(), trace);
+    this.longPolls = new LongPolls(model, trace, this::took);
     boot();
-    for (QueueSpec q : QueueSpec.ALL) {
+    for (QueueSpec q : QueueSpec.INITIAL) {
       broker.putQueue(q.name(), q.patch());
     }
   }
@@ -60,37 +73,46 @@ final class ModelRun implements AutoCloseable {
   void run(int steps) {
     for (int i = 1; i <= steps; i++) {
       trace.step(i);
-      step();
-      compareDepths();
+      longPolls.afterStep(step(), now());
+      checks.stats(broker, now());
     }
   }
 
-  private void step() {
+  /** Returns the queues whose parked consumers a settings change answered. */
+  private Set<String> step() {
     int r = random.operation();
     if (r < 14) {
       advanceClock();
-    } else if (r < 22) {
+    } else if (r < 21) {
       reap();
-    } else if (r < 45) {
+    } else if (r < 43) {
       publish();
-    } else if (r < 63) {
-      receive();
-    } else if (r < 87) {
+    } else if (r < 61) {
+      if (random.oneIn(4)) {
+        longPoll();
+      } else {
+        receive();
+      }
+    } else if (r < 84) {
       settle();
-    } else if (r < 91) {
+    } else if (r < 88) {
       redrive();
-    } else if (r < 92) {
+    } else if (r < 89) {
       purge();
-    } else if (r < 94) {
+    } else if (r < 91) {
       delete();
-    } else if (r < 97) {
+    } else if (r < 94) {
       inspect();
+    } else if (r < 97) {
+      return settings.changeOne(broker);
     } else {
       restart();
     }
+    return Set.of();
   }
 
   private void advanceClock() {
+    longPolls.leave();
     long ms = random.clockStepMs();
     clock.advance(Duration.ofMillis(ms));
     trace.add("clock.advance(" + ms + "ms)");
@@ -108,12 +130,21 @@ final class ModelRun implements AutoCloseable {
   }
 
   private void publish() {
-    String queue = random.pick(QueueSpec.PUBLISHED).name();
+    String queue = random.pick(QueueSpec.PUBLISHED);
     List<Publish> batch = random.publishBatch();
     int n = batch.size();
     trace.add("publish(\"" + queue + "\", " + batch.stream().map(ModelRun::describe).toList()
         + ")");
-    List<PublishResult> got = broker.publish(queue, batch);
+    String refused = model.publishRefused(queue, batch);
+    List<PublishResult> got;
+    try {
+      got = broker.publish(queue, batch);
+    } catch (BrokerException.Invalid e) {
+      trace.add("  -> invalid: " + e.getMessage());
+      trace.expect(refused != null, true, "publish refused as a whole (model: " + refused + ")");
+      return;
+    }
+    trace.expect(refused, null, "publish refused");
     trace.add("  -> " + got);
     trace.expect(n, got.size(), "publish: results");
     for (int i = 0; i < n; i++) {
@@ -128,16 +159,38 @@ final class ModelRun implements AutoCloseable {
   }
 
   private void receive() {
-    String queue = random.pick(QueueSpec.ALL).name();
+    String queue = random.pick(model.queues().names());
     int max = random.receiveMax();
     Duration visibility = random.visibility();
     trace.add("receive(\"" + queue + "\", " + max + ", wait 0, visibility " + ms(visibility) + ")");
-    List<Delivery> got = broker.receive(queue, max, Duration.ZERO, visibility);
+    QueueSpec spec = model.queues().spec(queue);
+    long lease = visibility != null ? visibility.toMillis() : spec.visibilityMs();
+    List<Delivery> got;
+    try {
+      got = broker.receive(queue, max, Duration.ZERO, visibility);
+    } catch (BrokerException.Invalid e) {
+      trace.add("  -> invalid: " + e.getMessage());
+      trace.expect(true, lease > spec.maxVisibilityMs(), "receive refused: lease over the max");
+      return;
+    }
+    trace.expect(false, lease > spec.maxVisibilityMs(), "receive refused: lease over the max");
     trace.add("  -> " + got.stream().map(d -> d.message().id() + " " + d.leaseId()).toList());
+    took(queue, max, lease, got);
+  }
+
+  private void longPoll() {
+    String queue = random.pick(model.queues().names());
+    int max = random.receiveMax();
+    if (!longPolls.parked()) {
+      longPolls.start(broker, queue, max, now());
+    }
+  }
+
+  /** Compares what a receive got with what the model says it takes now, and leases it. */
+  private void took(String queue, int max, long lease, List<Delivery> got) {
     List<ModelMessage> due = model.due(queue, max, now());
     trace.expect(due.stream().map(m -> m.id).toList(),
         got.stream().map(d -> d.message().id()).toList(), "receive: ids in delivery order");
-    long lease = visibility != null ? visibility.toMillis() : QueueSpec.named(queue).visibilityMs();
     for (int i = 0; i < due.size(); i++) {
       Delivery d = got.get(i);
       model.lease(due.get(i), d.leaseId(), now() + lease);
@@ -158,11 +211,22 @@ final class ModelRun implements AutoCloseable {
       leaseIds.add(random.lease(model.currentLeases(), leasesGiven));
     }
     // Now and then on another queue's route, where every lease is unknown.
-    String queue = random.oneIn(15) ? random.pick(QueueSpec.ALL).name()
+    String queue = random.oneIn(15) ? random.pick(model.queues().names())
         : leaseQueues.get(leaseIds.get(0));
     long argMs = random.settleArgumentMs(action);
     trace.add(action + "(\"" + queue + "\", " + leaseIds + ", " + argMs + "ms)");
-    List<LeaseOutcome> got = settle(action, queue, leaseIds, Duration.ofMillis(argMs));
+    // An extend past the queue's maximum lease is refused whole, before any lease is looked at.
+    boolean overMax = action == LeaseAction.EXTEND
+        && argMs > model.queues().spec(queue).maxVisibilityMs();
+    List<LeaseOutcome> got;
+    try {
+      got = settle(action, queue, leaseIds, Duration.ofMillis(argMs));
+    } catch (BrokerException.Invalid e) {
+      trace.add("  -> invalid: " + e.getMessage());
+      trace.expect(true, overMax, "extend refused: over max_visibility_timeout");
+      return;
+    }
+    trace.expect(false, overMax, "extend refused: over max_visibility_timeout");
     trace.add("  -> " + got);
     // A lease named twice in one request is settled once.
     List<String> distinct = List.copyOf(new LinkedHashSet<>(leaseIds));
@@ -187,7 +251,7 @@ final class ModelRun implements AutoCloseable {
   }
 
   private void redrive() {
-    String queue = random.pick(QueueSpec.PUBLISHED).name();
+    String queue = random.pick(QueueSpec.PUBLISHED);
     List<String> ids = random.redriveIds(model.deadOf(queue),
         model.messages().stream().map(m -> m.id).toList());
     trace.add("redrive(\"" + queue + "\", " + ids + ")");
@@ -197,7 +261,7 @@ final class ModelRun implements AutoCloseable {
   }
 
   private void purge() {
-    String queue = random.pick(QueueSpec.ALL).name();
+    String queue = random.pick(model.queues().names());
     trace.add("purge(\"" + queue + "\")");
     long got = broker.purge(queue);
     trace.add("  -> " + got);
@@ -211,7 +275,7 @@ final class ModelRun implements AutoCloseable {
     }
     ModelMessage m = random.pick(all);
     // Now and then through another queue, where the message is not found.
-    String queue = random.oneIn(5) ? random.pick(QueueSpec.ALL).name() : m.queue;
+    String queue = random.oneIn(5) ? random.pick(model.queues().names()) : m.queue;
     trace.add("deleteMessage(\"" + queue + "\", " + m.id + ")");
     boolean found = true;
     try {
@@ -225,47 +289,34 @@ final class ModelRun implements AutoCloseable {
 
   private void inspect() {
     List<ModelMessage> all = model.messages();
-    if (!all.isEmpty()) {
+    if (random.oneIn(3)) {
+      String queue = random.pick(model.queues().names());
+      trace.add("browse(\"" + queue + "\")");
+      checks.queue(broker, queue);
+    } else if (!all.isEmpty()) {
       ModelMessage m = random.pick(all);
       trace.add("message(\"" + m.queue + "\", " + m.id + ")");
-      compare(m);
+      checks.message(broker, m);
     }
   }
 
+
   private void restart() {
+    longPolls.leave();
     trace.add("restart (broker and store closed, opened again on the same database)");
     close();
     boot();
     model.restarted();
-    // Leases held in memory are written back at a clean stop: every message is as it was.
-    model.messages().forEach(this::compare);
-  }
-
-  private void compare(ModelMessage m) {
-    try {
-      trace.expect(m.view(), ModelMessage.view(broker.message(m.queue, m.id)), "message");
-    } catch (BrokerException.MessageNotFound e) {
-      throw trace.discrepancy("message " + m.id + " not found in " + m.queue + "; model: " + m);
-    }
-  }
-
-  private void compareDepths() {
-    for (QueueSpec q : QueueSpec.ALL) {
-      QueueCounts c = broker.stats(q.name()).counts();
-      trace.expect(model.depths(q.name(), now()),
-          new QueueModel.Depths(c.ready(), c.delayed(), c.leased(), c.expired()),
-          "stats(\"" + q.name() + "\") depths");
-      if (q.deadLetterQueue() != null) {
-        trace.expect((long) model.deadOf(q.name()).size(), broker.stats(q.name()).dead(),
-            "stats(\"" + q.name() + "\").dead");
-      }
-    }
+    // Leases held in memory are written back at a clean stop: every message is as it was, and
+    // every queue with the settings it was given.
+    model.messages().forEach(m -> checks.message(broker, m));
+    settings.compareAll(broker);
   }
 
   private void boot() {
     store = stores.get();
     store.start();
-    broker = new Broker(store, clock, BrokerOptions.defaults(), new SimpleMeterRegistry());
+    broker = new Broker(store, clock, OPTIONS, new SimpleMeterRegistry());
     broker.startWithoutReapers();
   }
 
@@ -275,8 +326,7 @@ final class ModelRun implements AutoCloseable {
 
   private static String describe(Publish p) {
     return String.format("{%s delay=%s ttl=%s idempotency_key=%s key=%s}",
-        new String(p.payload(), StandardCharsets.UTF_8), ms(p.delay()), ms(p.ttl()),
-        p.idempotencyKey(), p.key());
+        MessageContent.of(p).describe(), ms(p.delay()), ms(p.ttl()), p.idempotencyKey(), p.key());
   }
 
   private static String ms(Duration d) {

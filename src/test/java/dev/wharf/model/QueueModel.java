@@ -6,7 +6,6 @@ import dev.wharf.store.LeaseOutcome.Outcome;
 import dev.wharf.store.MessageState;
 import dev.wharf.store.PublishResult;
 import dev.wharf.store.Redriven;
-import java.nio.charset.StandardCharsets;
 import java.time.Instant;
 import java.util.ArrayList;
 import java.util.Collection;
@@ -25,22 +24,42 @@ import java.util.Set;
  * clock of its own: every time is epoch milliseconds handed in by the caller.
  */
 final class QueueModel {
-  /** A repeated settle answers the first outcome for this long (docs/api.md: 5 minutes). */
-  private static final long SETTLE_MEMORY_MS = 300_000;
   static final String MAX_ATTEMPTS_REASON = "max_attempts_exceeded";
+  /** The reapers delete long-expired messages at most once per this much clock time. */
+  private static final long SLOW_PASS_MS = 10_000;
 
   /** A queue's depth by state, as stats gives it. */
   record Depths(long ready, long delayed, long leased, long expired) {}
 
   private record Settled(Outcome outcome, long at) {}
 
+  /** An idempotency key's first message, and when the key stops counting. */
+  private record FirstPublish(String id, long until) {}
+
+  /** The windows the broker is given: what the model expects of them is in docs/api.md. */
+  record Windows(long idempotencyMs, long settleMemoryMs, long expiredRetentionMs) {}
+
+  private final ModelQueues queues;
+  private final Windows windows;
+
   /** In publish order, which iteration keeps, so that the model's choices are reproducible. */
   private final Map<String, ModelMessage> messages = new LinkedHashMap<>();
-  private final Map<String, String> idempotencyKeys = new HashMap<>();
+  private final Map<String, FirstPublish> idempotencyKeys = new HashMap<>();
   private final Map<String, ModelMessage> byLease = new LinkedHashMap<>();
   private final Map<String, Settled> settled = new HashMap<>();
   private final Set<String> idsMade = new HashSet<>();
   private long nextSeq = 1;
+  /** When the reapers last deleted long-expired messages; a new broker has not yet. */
+  private long lastSlowPass;
+
+  QueueModel(ModelQueues queues, Windows windows) {
+    this.queues = queues;
+    this.windows = windows;
+  }
+
+  ModelQueues queues() {
+    return queues;
+  }
 
   /**
    * One entry of a publish. {@code idIfNew} is the id Wharf gave, taken as the new message's when
@@ -48,18 +67,21 @@ final class QueueModel {
    */
   PublishResult publish(String queue, Publish p, String idIfNew, long now) {
     String idempotency = p.idempotencyKey() == null ? null : queue + '\0' + p.idempotencyKey();
-    if (idempotency != null && idempotencyKeys.containsKey(idempotency)) {
-      return new PublishResult(idempotencyKeys.get(idempotency), true, false);
+    FirstPublish first = idempotency == null ? null : idempotencyKeys.get(idempotency);
+    // A key counts while its window lasts, however long its message lived.
+    if (first != null && first.until > now) {
+      return new PublishResult(first.id, true, false);
     }
-    String body = new String(p.payload(), StandardCharsets.UTF_8);
+    MessageContent content = MessageContent.of(p);
     ModelMessage same = p.key() == null ? null : readyWithKey(queue, p.key());
     PublishResult result;
     if (same != null) {
-      same.body = body;
+      // In place: its times, attempt, TTL and place in line stay as they were.
+      same.content = content;
       result = new PublishResult(same.id, false, true);
     } else {
-      QueueSpec spec = QueueSpec.named(queue);
-      ModelMessage m = new ModelMessage(idIfNew, queue, nextSeq++, body);
+      QueueSpec spec = queues.spec(queue);
+      ModelMessage m = new ModelMessage(idIfNew, queue, nextSeq++, now, content);
       m.visibleAt = now + (p.delay() != null ? p.delay().toMillis() : spec.delayMs());
       Long ttl = p.ttl() == null ? spec.ttlMs() : p.ttl().isZero() ? null : p.ttl().toMillis();
       m.expiresAt = ttl == null ? null : now + ttl;
@@ -74,9 +96,27 @@ final class QueueModel {
       result = new PublishResult(m.id, false, false);
     }
     if (idempotency != null) {
-      idempotencyKeys.put(idempotency, result.id());
+      idempotencyKeys.put(idempotency,
+          new FirstPublish(result.id(), now + windows.idempotencyMs()));
     }
     return result;
+  }
+
+  /**
+   * Why a publish is refused as a whole, or null: a message whose delay, its own or the queue's,
+   * is as long as its TTL, its own or the queue's, would expire before anyone could see it.
+   */
+  String publishRefused(String queue, List<Publish> batch) {
+    QueueSpec spec = queues.spec(queue);
+    for (int i = 0; i < batch.size(); i++) {
+      Publish p = batch.get(i);
+      long delay = p.delay() != null ? p.delay().toMillis() : spec.delayMs();
+      Long ttl = p.ttl() == null ? spec.ttlMs() : p.ttl().isZero() ? null : p.ttl().toMillis();
+      if (ttl != null && delay >= ttl) {
+        return "item " + i + ": delay " + delay + "ms, ttl " + ttl + "ms";
+      }
+    }
+    return null;
   }
 
   boolean madeId(String id) {
@@ -107,14 +147,14 @@ final class QueueModel {
     ModelMessage m = byLease.get(leaseId);
     if (m == null || !m.queue.equals(queue)) {
       Settled before = settled.get(queue + '\0' + leaseId);
-      boolean recalled = before != null && now - before.at <= SETTLE_MEMORY_MS
+      boolean recalled = before != null && now - before.at <= windows.settleMemoryMs()
           && action.repeats(before.outcome);
       return outcome(leaseId, recalled ? before.outcome : Outcome.LEASE_NOT_FOUND);
     }
     if (m.leaseUntil <= now) {
       return outcome(leaseId, Outcome.LEASE_EXPIRED);
     }
-    QueueSpec spec = QueueSpec.named(m.queue);
+    QueueSpec spec = queues.spec(m.queue);
     boolean superseded = false;
     Outcome o;
     switch (action) {
@@ -158,7 +198,7 @@ final class QueueModel {
         .sorted(Comparator.comparingLong(m -> m.leaseUntil))
         .toList();
     for (ModelMessage m : ended) {
-      if (QueueSpec.named(m.queue).lastAttempt(m.attempt)) {
+      if (queues.spec(m.queue).lastAttempt(m.attempt)) {
         toDeadLetters(m, MAX_ATTEMPTS_REASON, now);
       } else {
         backToReady(m, now);
@@ -170,6 +210,13 @@ final class QueueModel {
         m.state = MessageState.EXPIRED;
       }
     }
+    if (now - lastSlowPass >= SLOW_PASS_MS || now < lastSlowPass) {
+      lastSlowPass = now;
+      long before = now - windows.expiredRetentionMs();
+      List.copyOf(messages.values()).stream()
+          .filter(m -> m.state == MessageState.EXPIRED && m.expiresAt <= before)
+          .forEach(this::remove);
+    }
   }
 
   boolean ttlDue(long now) {
@@ -179,7 +226,7 @@ final class QueueModel {
 
   /** A redrive of {@code ids} (null: all) from {@code queue}'s DLQ. */
   Redriven redrive(String queue, List<String> ids, long now) {
-    String dlq = QueueSpec.named(queue).deadLetterQueue();
+    String dlq = queues.spec(queue).deadLetterQueue();
     Collection<String> asked = ids == null ? deadOf(queue) : new LinkedHashSet<>(ids);
     List<String> skipped = new ArrayList<>();
     int moved = 0;
@@ -194,6 +241,7 @@ final class QueueModel {
       m.queue = queue;
       m.originalQueue = null;
       m.deadReason = null;
+      m.diedAt = null;
       m.attempt = 0;
       m.visibleAt = now;
     }
@@ -219,6 +267,16 @@ final class QueueModel {
   /** A clean restart keeps every message and lease; only the memory of settles is lost. */
   void restarted() {
     settled.clear();
+    lastSlowPass = 0;
+  }
+
+  /**
+   * When the message a receive would take next became visible (docs/api.md's
+   * oldest_ready_age_ms counts from it), or null when none is visible.
+   */
+  Long readySince(String queue, long now) {
+    List<ModelMessage> next = due(queue, 1, now);
+    return next.isEmpty() ? null : next.get(0).visibleAt;
   }
 
   Depths depths(String queue, long now) {
@@ -244,7 +302,7 @@ final class QueueModel {
 
   /** The ids of the dead messages that came from {@code queue}, in any state. */
   List<String> deadOf(String queue) {
-    String dlq = QueueSpec.named(queue).deadLetterQueue();
+    String dlq = queues.spec(queue).deadLetterQueue();
     return messages.values().stream()
         .filter(m -> m.queue.equals(dlq) && queue.equals(m.originalQueue))
         .map(m -> m.id)
@@ -291,7 +349,7 @@ final class QueueModel {
 
   private Outcome toDeadLetters(ModelMessage m, String reason, long now) {
     endLease(m);
-    String dlq = QueueSpec.named(m.queue).deadLetterQueue();
+    String dlq = queues.spec(m.queue).deadLetterQueue();
     if (dlq == null) {
       remove(m);
       return Outcome.DROPPED;
@@ -300,6 +358,7 @@ final class QueueModel {
     m.originalQueue = m.queue;
     m.queue = dlq;
     m.deadReason = reason;
+    m.diedAt = now;
     m.state = MessageState.READY;
     m.visibleAt = now;
     m.attempt = 0;

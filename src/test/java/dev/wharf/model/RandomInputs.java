@@ -1,12 +1,12 @@
 package dev.wharf.model;
 
 import dev.wharf.core.Publish;
+import dev.wharf.core.QueueSettingsPatch;
 import dev.wharf.store.ContentType;
-import java.nio.charset.StandardCharsets;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;
-import java.util.Map;
+import java.util.Optional;
 import java.util.Random;
 
 /**
@@ -16,10 +16,11 @@ import java.util.Random;
  */
 final class RandomInputs {
   private final Random random;
-  private int bodies;
+  private final RandomContent content;
 
   RandomInputs(long seed) {
     random = new Random(seed);
+    content = new RandomContent(random);
   }
 
   <T> T pick(List<T> from) {
@@ -63,8 +64,37 @@ final class RandomInputs {
     };
     String idempotencyKey = random.nextInt(10) < 3 ? "i" + random.nextInt(4) : null;
     String key = random.nextInt(10) < 4 ? "k" + random.nextInt(3) : null;
-    byte[] body = ("\"m" + ++bodies + "\"").getBytes(StandardCharsets.UTF_8);
-    return new Publish(ContentType.JSON, body, Map.of(), null, delay, ttl, idempotencyKey, key);
+    ContentType type = content.type();
+    return new Publish(type, content.payload(type), content.headers(), content.metadata(), delay,
+        ttl, idempotencyKey, key);
+  }
+
+  /**
+   * A change of some of a published queue's settings. Values are few and near the others', so
+   * that refusals (a delay as long as the TTL, a lease over its maximum, a DLQ loop) come too;
+   * the DLQs named are the queue's own, another's, one that does not exist yet, another
+   * published queue, or none.
+   */
+  QueueSettingsPatch settingsPatch(String queue) {
+    Duration visibility = oneIn(3) ? Duration.ofSeconds(2 + random.nextInt(5)) : null;
+    Duration maxVisibility = oneIn(5)
+        ? pick(List.of(Duration.ofSeconds(4), Duration.ofSeconds(8), Duration.ofHours(12)))
+        : null;
+    Integer maxAttempts = oneIn(3) ? random.nextInt(5) : null;
+    Optional<String> dlq = !oneIn(3) ? null : switch (random.nextInt(6)) {
+      case 0 -> Optional.empty();
+      case 1 -> Optional.of(queue + ".dlq");
+      case 2 -> Optional.of(queue + ".dlq2");
+      case 3 -> Optional.of(pick(List.of("a", "b", "c")));
+      default -> Optional.of(pick(List.of("a.dlq", "b.dlq")));
+    };
+    Duration delay = oneIn(4) ? Duration.ofSeconds(random.nextInt(3)) : null;
+    Optional<Duration> ttl = !oneIn(4) ? null : switch (random.nextInt(4)) {
+      case 0 -> Optional.empty();
+      case 1 -> Optional.of(Duration.ZERO);
+      default -> Optional.of(Duration.ofSeconds(1 + random.nextInt(30)));
+    };
+    return new QueueSettingsPatch(visibility, maxVisibility, maxAttempts, dlq, delay, ttl, null);
   }
 
   int receiveMax() {
