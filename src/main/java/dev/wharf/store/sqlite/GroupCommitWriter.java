@@ -83,19 +83,28 @@ final class GroupCommitWriter implements AutoCloseable {
     Counters.Delta delta = new Counters.Delta();
     private long nextSeq;
     private final Set<Long> upserted = new HashSet<>();
-    /** Queues deleted while this store ran, and not made again since. */
-    private final Set<String> gone = new HashSet<>();
+    /**
+     * The queues whose rows are committed: what a write may go into. Holding the live names, not
+     * those deleted, keeps it as large as the queues there are, however many come and go.
+     */
+    private final Set<String> live;
     /** Queues this batch deletes: gone once it commits. */
     private final Set<String> goingInTx = new HashSet<>();
     /** Queues this batch makes (again): no longer gone once it commits, and not if it fails. */
     private final Set<String> madeInTx = new HashSet<>();
 
     Tx(Connection conn, MemoryLeases leases, Map<String, PreparedStatement> statements,
-        long nextSeq) {
+        long nextSeq) throws SQLException {
       this.conn = conn;
+      this.live = storedQueues(conn);
       this.leases = leases;
       this.statements = statements;
       this.nextSeq = nextSeq;
+    }
+
+    /** Queue names the writer holds (for tests: they must not pile up as queues come and go). */
+    int queueNamesHeld() {
+      return live.size() + goingInTx.size() + madeInTx.size();
     }
 
     /** The seq of a new message: publish order, and the row's key. */
@@ -104,30 +113,27 @@ final class GroupCommitWriter implements AutoCloseable {
     }
 
     /**
-     * Refuses a write into a queue deleted meanwhile: a publish that passed the broker's check
-     * just before a deletion's last transaction would otherwise put rows into a queue that no
-     * longer exists, which a queue made later under that name would take in, uncounted.
+     * Refuses a write into a queue with no row: a publish that passed the broker's check just
+     * before a deletion's last transaction would otherwise put rows into a queue that no longer
+     * exists, which a queue made later under that name would take in, uncounted; and messages
+     * moved into a dead-letter queue deleted before this store started would be out of every
+     * count and browse.
      */
     void requireQueue(String queue) {
-      if (goingInTx.contains(queue) || (gone.contains(queue) && !madeInTx.contains(queue))) {
+      if (goingInTx.contains(queue) || (!live.contains(queue) && !madeInTx.contains(queue))) {
         throw new QueueGone(queue);
       }
     }
 
-    /**
-     * As {@link #requireQueue}, and the queue's row must be there too: a dead-letter queue may
-     * have been deleted before this store started, and messages moved into a name with no queue
-     * would be out of every count and browse. Dead moves are rare enough for the read.
-     */
-    void requireStoredQueue(String queue) throws SQLException {
-      requireQueue(queue);
-      PreparedStatement ps = prepare("SELECT 1 FROM queues WHERE name = ?");
-      ps.setString(1, queue);
-      try (ResultSet rs = ps.executeQuery()) {
-        if (!rs.next()) {
-          throw new QueueGone(queue);
+    private static Set<String> storedQueues(Connection conn) throws SQLException {
+      Set<String> names = new HashSet<>();
+      try (var st = conn.createStatement();
+          ResultSet rs = st.executeQuery("SELECT name FROM queues")) {
+        while (rs.next()) {
+          names.add(rs.getString(1));
         }
       }
+      return names;
     }
 
     /** The queue's deletion is in this transaction: later writes into it are refused. */
@@ -576,8 +582,8 @@ final class GroupCommitWriter implements AutoCloseable {
       long reserved = reserveSeqs();
       conn.commit();
       seqsReservedUpTo = reserved;
-      tx.gone.removeAll(tx.madeInTx);
-      tx.gone.addAll(tx.goingInTx);
+      tx.live.addAll(tx.madeInTx);
+      tx.live.removeAll(tx.goingInTx);
     } catch (SQLException | RuntimeException e) {
       // A failure of any kind rolls back: left open, the batch's writes would be committed with
       // the next batch while its callers were told it failed.

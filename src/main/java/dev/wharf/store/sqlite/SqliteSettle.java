@@ -351,7 +351,7 @@ final class SqliteSettle {
       delete(tx, h);
       return Outcome.DROPPED;
     }
-    tx.requireStoredQueue(policy.deadLetterQueue());
+    tx.requireQueue(policy.deadLetterQueue());
     PreparedStatement ps =
         tx.prepare(
             "UPDATE messages SET queue = ?, state = 0, visible_at = ?, attempt = 0,"
