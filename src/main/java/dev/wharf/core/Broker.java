@@ -66,7 +66,7 @@ public final class Broker implements AutoCloseable {
     this.options = options;
     this.queues = new QueueRegistry(store, this::watch);
     this.waiters = new Waiters(options.maxWaiters());
-    this.metrics = new BrokerMetrics(registry);
+    this.metrics = new BrokerMetrics(registry, q -> queues.find(q) != null);
     this.depths = new QueueDepths(store, clock);
     ScheduledThreadPoolExecutor t =
         new ScheduledThreadPoolExecutor(

@@ -6,14 +6,15 @@ import io.micrometer.core.instrument.MeterRegistry;
 import io.micrometer.core.instrument.Timer;
 import java.time.Duration;
 import java.util.ArrayList;
+import java.util.EnumMap;
 import java.util.List;
 import java.util.Map;
 import java.util.concurrent.ConcurrentHashMap;
 import java.util.function.DoubleSupplier;
-import java.util.function.Function;
+import java.util.function.Predicate;
 import java.util.function.ToDoubleFunction;
 
-/** The broker's counters and gauges, per queue, registered on first use. */
+/** The broker's counters and gauges, per queue, registered on first use while it exists. */
 final class BrokerMetrics {
   enum Event {
     PUBLISHED(
@@ -43,13 +44,23 @@ final class BrokerMetrics {
     }
   }
 
+  /**
+   * A queue's meters: its counters from the first count or watch, its gauges from the watch.
+   * Made only for a queue that exists, so a count that comes after its queue's deletion (a reaper
+   * pass or a settle that was under way, another node's deletion heard late) makes no series
+   * that nothing would ever remove.
+   */
+  private record QueueMeters(Map<Event, Counter> counters, List<Gauge> gauges) {}
+
   private final MeterRegistry registry;
-  private final Map<String, Map<Event, Counter>> counters = new ConcurrentHashMap<>();
-  private final Map<String, List<Gauge>> gauges = new ConcurrentHashMap<>();
+  private final Predicate<String> exists;
+  private final Map<String, QueueMeters> byQueue = new ConcurrentHashMap<>();
   private final Timer receiveWait;
 
-  BrokerMetrics(MeterRegistry registry) {
+  /** {@code exists} tells whether a queue exists now; a deletion says so before {@link #forget}. */
+  BrokerMetrics(MeterRegistry registry, Predicate<String> exists) {
     this.registry = registry;
+    this.exists = exists;
     this.receiveWait =
         Timer.builder("wharf_receive_wait")
             .description("Time a receive spent waiting for messages")
@@ -59,12 +70,16 @@ final class BrokerMetrics {
 
   void count(String queue, Event event, long n) {
     if (n > 0) {
-      counter(queue, event).increment(n);
+      QueueMeters m = meters(queue);
+      if (m != null) {
+        m.counters().get(event).increment(n);
+      }
     }
   }
 
   long total(String queue, Event event) {
-    return (long) counter(queue, event).count();
+    QueueMeters m = meters(queue);
+    return m == null ? 0 : (long) m.counters().get(event).count();
   }
 
   void receiveWaited(Duration d) {
@@ -78,54 +93,76 @@ final class BrokerMetrics {
    */
   void watchDepth(
       String queue, ToDoubleFunction<String> depthOfState, DoubleSupplier oldestReadyAge) {
-    for (Event e : Event.values()) {
-      counter(queue, e);
-    }
-    gauges.computeIfAbsent(
+    byQueue.compute(
         queue,
-        q -> {
-          List<Gauge> all = new ArrayList<>();
-          for (String state : List.of("ready", "delayed", "leased", "expired")) {
-            all.add(
-                Gauge.builder("wharf_queue_depth", () -> depthOfState.applyAsDouble(state))
-                    .description(
-                        "Messages in the queue by state: ready, delayed, leased (in flight),"
-                            + " expired")
-                    .tag("queue", q)
-                    .tag("state", state)
-                    .register(registry));
+        (q, m) -> {
+          if (!exists.test(q) || (m != null && m.gauges() != null)) {
+            return m;
           }
-          all.add(
-              Gauge.builder("wharf_queue_oldest_ready_age_seconds", oldestReadyAge::getAsDouble)
-                  .description(
-                      "How long the ready message that has waited longest for a consumer has"
-                          + " been visible; 0 when none is ready")
-                  .tag("queue", q)
-                  .register(registry));
-          return List.copyOf(all);
+          Map<Event, Counter> counters = m != null ? m.counters() : counters(q);
+          return new QueueMeters(counters, gauges(q, depthOfState, oldestReadyAge));
         });
   }
 
+  /** Removes a deleted queue's series: a queue made again under its name starts from zero. */
   void forget(String queue) {
-    List<Gauge> g = gauges.remove(queue);
-    if (g != null) {
-      g.forEach(registry::remove);
-    }
-    Map<Event, Counter> c = counters.remove(queue);
-    if (c != null) {
-      c.values().forEach(registry::remove);
-    }
+    // In the map's lock for the name: a count or watch that found the queue still there has
+    // either registered its meters before this, or sees the queue gone after it.
+    byQueue.computeIfPresent(
+        queue,
+        (q, m) -> {
+          m.counters().values().forEach(registry::remove);
+          if (m.gauges() != null) {
+            m.gauges().forEach(registry::remove);
+          }
+          return null;
+        });
   }
 
-  private Counter counter(String queue, Event event) {
-    return counters
-        .computeIfAbsent(queue, q -> new ConcurrentHashMap<>())
-        .computeIfAbsent(
-            event,
-            e ->
-                Counter.builder(e.meter)
-                    .description(e.description)
-                    .tag("queue", queue)
-                    .register(registry));
+  /** Queues with meters (for tests: a deleted queue must leave none). */
+  int queuesWithMeters() {
+    return byQueue.size();
+  }
+
+  private QueueMeters meters(String queue) {
+    QueueMeters m = byQueue.get(queue);
+    if (m != null) {
+      return m;
+    }
+    return byQueue.computeIfAbsent(
+        queue, q -> exists.test(q) ? new QueueMeters(counters(q), null) : null);
+  }
+
+  private Map<Event, Counter> counters(String queue) {
+    Map<Event, Counter> out = new EnumMap<>(Event.class);
+    for (Event e : Event.values()) {
+      out.put(
+          e,
+          Counter.builder(e.meter).description(e.description).tag("queue", queue)
+              .register(registry));
+    }
+    return out;
+  }
+
+  private List<Gauge> gauges(
+      String q, ToDoubleFunction<String> depthOfState, DoubleSupplier oldestReadyAge) {
+    List<Gauge> all = new ArrayList<>();
+    for (String state : List.of("ready", "delayed", "leased", "expired")) {
+      all.add(
+          Gauge.builder("wharf_queue_depth", () -> depthOfState.applyAsDouble(state))
+              .description(
+                  "Messages in the queue by state: ready, delayed, leased (in flight), expired")
+              .tag("queue", q)
+              .tag("state", state)
+              .register(registry));
+    }
+    all.add(
+        Gauge.builder("wharf_queue_oldest_ready_age_seconds", oldestReadyAge::getAsDouble)
+            .description(
+                "How long the ready message that has waited longest for a consumer has been"
+                    + " visible; 0 when none is ready")
+            .tag("queue", q)
+            .register(registry));
+    return List.copyOf(all);
   }
 }
