@@ -82,6 +82,11 @@ final class PgCounters {
       changes.clear();
     }
 
+    /** Drops the changes to a queue's own cells (not its cells as another queue's origin). */
+    void forget(String queue) {
+      changes.keySet().removeIf(c -> c.queue().equals(queue));
+    }
+
     void flush(PgTx tx) throws SQLException {
       List<Cell> cells = new ArrayList<>();
       changes.forEach((cell, n) -> {

@@ -61,7 +61,29 @@ final class PgQueues {
     PreparedStatement idem = tx.prepare("DELETE FROM idempotency WHERE queue = ?");
     idem.setString(1, name);
     idem.executeUpdate();
+    forgetCounters(tx, name);
     return existed;
+  }
+
+  /**
+   * Drops the counter rows of a queue just emptied and deleted, else each deleted queue would
+   * leave a row per stripe and state for good, read by every node's poll once a second. Nothing
+   * else can write them now: the queue's messages are all deleted by this transaction (rows it
+   * holds), and writes into it wait for its row. Its cells in a dead-letter queue go too when
+   * that queue holds none of its messages: none can come, as they come only from the queue.
+   */
+  private static void forgetCounters(PgTx tx, String name) throws SQLException {
+    // The purge's decrements would otherwise write the rows again, negative.
+    tx.delta.forget(name);
+    PreparedStatement own = tx.prepare("DELETE FROM counters WHERE queue = ?");
+    own.setString(1, name);
+    own.executeUpdate();
+    PreparedStatement asOrigin =
+        tx.prepare(
+            "DELETE FROM counters c WHERE c.origin = ? AND NOT EXISTS (SELECT 1 FROM messages m"
+                + " WHERE m.queue = c.queue AND m.original_queue = c.origin)");
+    asOrigin.setString(1, name);
+    asOrigin.executeUpdate();
   }
 
   /** Deletes a queue's messages, taking each one off the counters it was counted in. */
