@@ -27,8 +27,11 @@ final class PgReads implements AutoCloseable {
   }
 
   private final HikariDataSource pool;
+  /** The pool's size: a read tries at most one more connection than it holds. */
+  private final int maxSize;
 
-  PgReads(PostgresSettings s, int size) {
+  /** @param applicationName what its connections tell PostgreSQL, to tell them apart */
+  PgReads(PostgresSettings s, int size, String applicationName) {
     HikariConfig cfg = new HikariConfig();
     cfg.setJdbcUrl(s.url());
     if (s.user() != null) {
@@ -38,6 +41,7 @@ final class PgReads implements AutoCloseable {
       cfg.setPassword(s.password());
     }
     cfg.setMaximumPoolSize(size);
+    this.maxSize = size;
     cfg.setMinimumIdle(1);
     cfg.setPoolName("wharf-pg-reads");
     cfg.setAutoCommit(true);
@@ -45,16 +49,52 @@ final class PgReads implements AutoCloseable {
     cfg.setConnectionTimeout(5000);
     Properties keepAlive = new Properties();
     PgKeepAlive.addTo(keepAlive);
+    keepAlive.setProperty("ApplicationName", applicationName);
     cfg.setDataSourceProperties(keepAlive);
     cfg.setConnectionInitSql(PgKeepAlive.SESSION_SETTINGS_QUERY);
     pool = new HikariDataSource(cfg);
   }
 
+  /**
+   * Runs a read, on another connection when the one lent turns out dead. The pool lends a
+   * connection used in the last half second without checking it, so one the server ended since
+   * (a restart, an administrator) would fail a read that a new one answers, as writes already
+   * run again on a new connection. A read changes nothing, so running it again is safe; it is
+   * not run again when no connection can be had at all, which already waited the pool's timeout.
+   */
   <T> T read(Read<T> r) {
-    try (Connection c = pool.getConnection()) {
-      return r.apply(c);
+    for (int tries = 1; ; tries++) {
+      Connection c;
+      try {
+        c = pool.getConnection();
+      } catch (SQLException e) {
+        throw new StoreException("read failed: " + e.getMessage(), e);
+      }
+      try {
+        return r.apply(c);
+      } catch (SQLException e) {
+        if (tries > maxSize || isValid(c)) {
+          throw new StoreException("read failed: " + e.getMessage(), e);
+        }
+      } finally {
+        closeQuietly(c);
+      }
+    }
+  }
+
+  private static boolean isValid(Connection c) {
+    try {
+      return c.isValid(2);
     } catch (SQLException e) {
-      throw new StoreException("read failed: " + e.getMessage(), e);
+      return false;
+    }
+  }
+
+  private static void closeQuietly(Connection c) {
+    try {
+      c.close();
+    } catch (SQLException ignored) {
+      // The pool drops a broken connection itself; the read's own outcome is what counts.
     }
   }
 

@@ -83,7 +83,8 @@ public final class PostgresStore implements Store {
     int lanes = Math.max(1, Math.min(2, settings.poolSize() / 2));
     int stripeBase = ThreadLocalRandom.current().nextInt(PgCounters.STRIPES);
     try {
-      reads = new PgReads(settings, Math.max(1, settings.poolSize() - lanes));
+      reads = new PgReads(
+          settings, Math.max(1, settings.poolSize() - lanes), applicationName() + "-reads");
       writer = new PgWriter(this::connect, lanes, stripeBase, prefix, PostgresStore::mergePlain);
       reaper = new PgReaperLock(this::connect, stripeBase + lanes, prefix);
       notifier = new PgNotifier(this::connect, prefix, schemaPrefix, pollMillis);
@@ -170,7 +171,10 @@ public final class PostgresStore implements Store {
     return reaper.holder();
   }
 
-  /** The application name this node's own connections (not the read pool's) give PostgreSQL. */
+  /**
+   * The application name this node's own connections give PostgreSQL; its read pool's add
+   * {@code -reads}, so an operator (or a test) can end one node's sessions and no other's.
+   */
   String applicationName() {
     return "wharf-" + node;
   }
