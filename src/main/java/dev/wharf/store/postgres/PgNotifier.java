@@ -37,6 +37,8 @@ final class PgNotifier implements AutoCloseable {
   private final Supplier<Connection> connect;
   private final String prefix;
   private final String schemaPrefix;
+  /** How this node's own counted {@value #VISIBLE} payloads begin. */
+  private final String countedPrefix;
   private final long pollMs;
   private final Thread thread;
   private volatile boolean running = true;
@@ -54,6 +56,7 @@ final class PgNotifier implements AutoCloseable {
     this.pollMs = pollMs;
     this.prefix = prefix;
     this.schemaPrefix = schemaPrefix;
+    this.countedPrefix = prefix.substring(0, prefix.length() - 1) + COUNT_MARK;
     this.thread = Thread.ofPlatform().name("wharf-pg-listener").daemon().unstarted(this::loop);
   }
 
@@ -137,25 +140,41 @@ final class PgNotifier implements AutoCloseable {
     }
   }
 
+  /**
+   * A {@value #VISIBLE} payload: {@code schema|node:count|queue}. The count rides in the node's
+   * field because nodes of earlier versions take everything after that field as the queue's name
+   * and the field itself only to skip their own commits: they still wake for the right queue.
+   *
+   * @param prefix the sender's {@code schema|node|}
+   */
+  static String visiblePayload(String prefix, int count, String queue) {
+    return prefix.substring(0, prefix.length() - 1) + COUNT_MARK + count + '|' + queue;
+  }
+
+  /** Between the node and the count in a {@value #VISIBLE} payload; node ids are hex. */
+  private static final char COUNT_MARK = ':';
+
   private void dispatch(PGNotification n) {
     String payload = n.getParameter();
-    if (payload == null || !payload.startsWith(schemaPrefix) || payload.startsWith(prefix)) {
+    if (payload == null || !payload.startsWith(schemaPrefix) || payload.startsWith(prefix)
+        || payload.startsWith(countedPrefix)) {
       return;
     }
     try {
-      // After the schema: the sending node, then a number (VISIBLE: how many, LATER: the time),
-      // then the queue. Queue names hold no bar, so a VISIBLE with none after the node's is from
-      // a node that did not count.
+      // After the schema: the sending node (for VISIBLE with the count after it), then for LATER
+      // the time, then the queue. Queue names hold no bar; a VISIBLE without a count is from a
+      // node that did not count.
       int bar = payload.indexOf('|', schemaPrefix.length());
-      int numberEnd = bar > 0 ? payload.indexOf('|', bar + 1) : -1;
+      if (bar < 0) {
+        return;
+      }
       if (VISIBLE.equals(n.getName())) {
-        if (numberEnd > 0) {
-          int count = Integer.parseInt(payload, bar + 1, numberEnd, 10);
-          onVisible.visible(payload.substring(numberEnd + 1), count, null);
-        } else if (bar > 0) {
-          onVisible.visible(payload.substring(bar + 1), VisibleElsewhere.UNKNOWN, null);
-        }
+        int mark = payload.lastIndexOf(COUNT_MARK, bar);
+        int count = mark < schemaPrefix.length() ? VisibleElsewhere.UNKNOWN
+            : Integer.parseInt(payload, mark + 1, bar, 10);
+        onVisible.visible(payload.substring(bar + 1), count, null);
       } else if (LATER.equals(n.getName())) {
+        int numberEnd = payload.indexOf('|', bar + 1);
         if (numberEnd > 0) {
           long at = Long.parseLong(payload, bar + 1, numberEnd, 10);
           onVisible.visible(payload.substring(numberEnd + 1), 0, Instant.ofEpochMilli(at));

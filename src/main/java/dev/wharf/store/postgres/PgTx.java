@@ -97,7 +97,7 @@ final class PgTx {
       String[] payloads = new String[visible.size()];
       int i = 0;
       for (Map.Entry<String, Integer> e : visible.entrySet()) {
-        payloads[i++] = notifyPrefix + e.getValue() + "|" + e.getKey();
+        payloads[i++] = PgNotifier.visiblePayload(notifyPrefix, e.getValue(), e.getKey());
       }
       PreparedStatement ps =
           prepare("SELECT pg_notify('" + PgNotifier.VISIBLE + "', p) FROM unnest(?::text[]) p");
