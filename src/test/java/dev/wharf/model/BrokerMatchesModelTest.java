@@ -20,8 +20,9 @@ import org.junit.jupiter.api.io.TempDir;
  * Random runs of publishes, receives (long-polls too), settles, redrives, purges, deletes, queue
  * settings changes, reaper passes, clock moves and restarts against a broker, on each backend,
  * each compared step by step with a plain model of DESIGN §3 ({@link QueueModel}): every answer,
- * each message handed out or looked at (its content to the byte), and every queue's stats. Seeds run one after the other and the first
- * disagreement fails the test with its seed, its step and the operations before it.
+ * each message handed out or looked at (its content to the byte), and every queue's stats. Seeds
+ * run one after the other and the first disagreement fails the test with its seed, its step and
+ * the operations before it.
  *
  * <p>The defaults fit a CI run of seconds; for a longer search, raise them:
  * {@code -Dwharf.model.seeds=2000 -Dwharf.model.steps=500}, or start elsewhere with
