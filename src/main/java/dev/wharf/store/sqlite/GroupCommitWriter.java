@@ -38,6 +38,13 @@ import java.util.logging.Logger;
  * are on disk; a later batch that reads an earlier one's rows is answered after a sync that covers
  * both, since the WAL is written in order.
  *
+ * <p>A settle (ack, nack, dead, extend) is answered at its batch's commit, which DESIGN §4 asks
+ * of it, not after the fsync a publish waits for: its WAL frames are then in the OS's cache, past
+ * a kill -9 of the server, and the fsync already scheduled for them takes them to disk within
+ * about a millisecond. What a power loss in that millisecond can undo is only a settle, and an
+ * undone settle leaves its message leased and then ready again: delivered once more, as
+ * at-least-once delivery allows, never lost.
+ *
  * <p>A claim is answered as soon as its batch commits when every message it leases is already
  * durable: published in a batch an fsync has covered, and not key-upserted since. The lease
  * itself is only in memory ({@link MemoryLeases}), which DESIGN §4 allows: after a crash such a
@@ -163,16 +170,29 @@ final class GroupCommitWriter implements AutoCloseable {
     }
   }
 
-  /**
-   * @param claim its result is a list of deliveries that may be answered before the fsync when
-   *     every message in it is already durable (an empty one always is)
-   */
+  /** When a write's caller is answered. */
+  enum Answer {
+    /** Once an fsync has covered its batch. */
+    DURABLE,
+    /** At its batch's commit; an fsync is scheduled for it all the same. */
+    COMMITTED,
+    /**
+     * A claim, whose result is a list of deliveries: at commit when every message in it is already
+     * durable (an empty one always is), else once they all are.
+     */
+    CLAIM
+  }
+
   private record Pending<T>(
       Op<T> op,
       CompletableFuture<T> done,
-      boolean claim,
+      Answer answer,
       Grouped<?, T> grouped,
-      long submittedNanos) {}
+      long submittedNanos) {
+    boolean claim() {
+      return answer == Answer.CLAIM;
+    }
+  }
 
   /** A request of a {@link GroupOp}, and the key of the operations it runs with. */
   private record Grouped<R, T>(Object key, R request, GroupOp<R, T> op) {}
@@ -404,8 +424,13 @@ final class GroupCommitWriter implements AutoCloseable {
     stages = observer;
   }
 
-  /** Runs an operation in the next group commit and returns its result once committed. */
+  /** Runs an operation in the next group commit and returns its result once durable. */
   <T> T submit(Op<T> op) {
+    return submit(op, Answer.DURABLE);
+  }
+
+  /** Runs an operation in the next group commit and returns its result when {@code answer} says. */
+  <T> T submit(Op<T> op, Answer answer) {
     if (Thread.currentThread() == thread && applying) {
       // Re-entrant call from inside an operation: it joins the transaction under way.
       try {
@@ -415,7 +440,7 @@ final class GroupCommitWriter implements AutoCloseable {
       }
     }
     refuseOwnThreads();
-    return join(submitAsync(op, false));
+    return join(submitAsync(op, answer));
   }
 
   /**
@@ -425,17 +450,17 @@ final class GroupCommitWriter implements AutoCloseable {
    */
   <R> List<Delivery> submitClaim(Object key, R request, GroupOp<R, List<Delivery>> op) {
     refuseOwnThreads();
-    return join(submitGroupedAsync(key, request, op, true));
+    return join(submitGroupedAsync(key, request, op, Answer.CLAIM));
   }
 
   /**
    * Queues a request of a {@link GroupOp} for the next group commit, as {@link #submitAsync}.
    *
-   * @param claim the result is a list of deliveries, answered at commit when all are durable
+   * @param answer when its caller is answered
    */
   <R, T> CompletableFuture<T> submitGroupedAsync(
-      Object key, R request, GroupOp<R, T> op, boolean claim) {
-    return enqueue(null, new Grouped<>(key, request, op), claim);
+      Object key, R request, GroupOp<R, T> op, Answer answer) {
+    return enqueue(null, new Grouped<>(key, request, op), answer);
   }
 
   /**
@@ -443,19 +468,19 @@ final class GroupCommitWriter implements AutoCloseable {
    * fsync thread, so what is chained to it must not block, and above all must not wait for
    * another write, which only these threads could finish (queueing one is fine; waiting fails).
    *
-   * @param claim the result is a list of deliveries, answered at commit when all are durable
+   * @param answer when its caller is answered
    */
-  <T> CompletableFuture<T> submitAsync(Op<T> op, boolean claim) {
-    return enqueue(op, null, claim);
+  <T> CompletableFuture<T> submitAsync(Op<T> op, Answer answer) {
+    return enqueue(op, null, answer);
   }
 
-  private <T> CompletableFuture<T> enqueue(Op<T> op, Grouped<?, T> grouped, boolean claim) {
+  private <T> CompletableFuture<T> enqueue(Op<T> op, Grouped<?, T> grouped, Answer answer) {
     CompletableFuture<T> done = new WriteFuture<>(t -> t == thread || t == syncer);
     if (!running) {
       done.completeExceptionally(new StoreException("store is closed"));
       return done;
     }
-    Pending<T> pending = new Pending<>(op, done, claim, grouped, System.nanoTime());
+    Pending<T> pending = new Pending<>(op, done, answer, grouped, System.nanoTime());
     queue.add(pending);
     if (!running && queue.remove(pending)) {
       // Closed between the check and the add: the loop may have failed what it found already.
@@ -629,11 +654,13 @@ final class GroupCommitWriter implements AutoCloseable {
     upserted.forEach(seq -> upsertsInFlight.put(seq, number));
     List<Pending<?>> durable = new ArrayList<>(batch.size());
     List<Object> durableResults = new ArrayList<>(batch.size());
+    List<Integer> early = new ArrayList<>();
     boolean waiting = false;
     for (int i = 0; i < batch.size(); i++) {
       Pending<?> p = batch.get(i);
-      if (p.claim() && onDiskAlready((List<?>) results[i])) {
-        complete(p, results[i]);
+      if (p.answer() == Answer.COMMITTED
+          || p.claim() && onDiskAlready((List<?>) results[i])) {
+        early.add(i);
       } else {
         durable.add(p);
         durableResults.add(results[i]);
@@ -649,8 +676,8 @@ final class GroupCommitWriter implements AutoCloseable {
       answerNowDurable();
     }
     // Claims answered early wrote nothing (their leases are held in memory); leases written back
-    // go to disk with this fsync.
-    if (!durable.isEmpty() || wroteBack) {
+    // and settles answered at commit go to disk with this fsync, which nobody may wait for.
+    if (!durable.isEmpty() || wroteBack || wrote) {
       committed.add(
           new Completion(
               durable,
@@ -660,6 +687,11 @@ final class GroupCommitWriter implements AutoCloseable {
               upserted,
               committedAt,
               wrote));
+    }
+    // Answered after the fsync thread has its work: what an answer runs on this thread (the
+    // caller's continuation) must not hold back the fsync that publishes wait for.
+    for (int i : early) {
+      complete(batch.get(i), results[i]);
     }
   }
 

@@ -22,6 +22,7 @@ import dev.wharf.store.SettleRequest;
 import dev.wharf.store.Store;
 import dev.wharf.store.StoreException;
 import dev.wharf.store.VisibleElsewhere;
+import dev.wharf.store.sqlite.GroupCommitWriter.Answer;
 import dev.wharf.store.sqlite.GroupCommitWriter.Tx;
 import io.micrometer.core.instrument.FunctionCounter;
 import io.micrometer.core.instrument.FunctionTimer;
@@ -307,7 +308,7 @@ public final class SqliteStore implements Store {
 
   /**
    * Buckets of the WAL fsync's duration. Every durable answer waits for one, most for one and a
-   * half, so its distribution is the floor under publish and ack latency: a healthy local disk
+   * half, so its distribution is the floor under publish latency: a healthy local disk
    * syncs in 0.1-0.5 ms, a loaded or networked one in several.
    */
   private static final Duration[] FSYNC_BUCKETS = {
@@ -329,7 +330,7 @@ public final class SqliteStore implements Store {
         stageTimer(
             registry,
             "wharf_sqlite_wal_fsync",
-            "fsyncs of the WAL file; a write is answered only after one");
+            "fsyncs of the WAL file; a publish is answered only after one");
     Timer queued =
         stageTimer(
             registry,
@@ -560,9 +561,9 @@ public final class SqliteStore implements Store {
           new PlainPublishes(batch.queue()),
           batch,
           SqlitePublishAndClaim::publishPlainTogether,
-          false);
+          Answer.DURABLE);
     }
-    return writer.submitAsync(tx -> SqlitePublishAndClaim.publish(tx, batch), false);
+    return writer.submitAsync(tx -> SqlitePublishAndClaim.publish(tx, batch), Answer.DURABLE);
   }
 
   @Override
@@ -575,7 +576,7 @@ public final class SqliteStore implements Store {
   public CompletableFuture<List<Delivery>> messagesClaimAsync(ClaimRequest request) {
     // Claims of one queue in one batch read the queue's head once.
     return writer.submitGroupedAsync(
-        request.queue(), request, SqlitePublishAndClaim::claimTogether, true);
+        request.queue(), request, SqlitePublishAndClaim::claimTogether, Answer.CLAIM);
   }
 
   @Override
@@ -587,7 +588,7 @@ public final class SqliteStore implements Store {
   @Override
   public CompletableFuture<PublishedAndClaimed> messagesPublishAndClaimAsync(
       PublishBatch batch, List<ClaimRequest> claims) {
-    return writer.submitAsync(publishThenClaim(batch, claims), false);
+    return writer.submitAsync(publishThenClaim(batch, claims), Answer.DURABLE);
   }
 
   /**
@@ -600,14 +601,15 @@ public final class SqliteStore implements Store {
         SqlitePublishAndClaim.publish(tx, batch), claims, c -> SqlitePublishAndClaim.claim(tx, c));
   }
 
+  /** Answered at commit: see {@link GroupCommitWriter} on what a power loss can undo. */
   @Override
   public List<LeaseOutcome> messagesSettle(SettleRequest request) {
-    return writer.submit(tx -> SqliteSettle.settle(tx, request));
+    return writer.submit(tx -> SqliteSettle.settle(tx, request), Answer.COMMITTED);
   }
 
   @Override
   public CompletableFuture<List<LeaseOutcome>> messagesSettleAsync(SettleRequest request) {
-    return writer.submitAsync(tx -> SqliteSettle.settle(tx, request), false);
+    return writer.submitAsync(tx -> SqliteSettle.settle(tx, request), Answer.COMMITTED);
   }
 
   @Override

@@ -1,0 +1,133 @@
+package dev.wharf.store.sqlite;
+
+import static org.assertj.core.api.Assertions.assertThat;
+
+import dev.wharf.store.ClaimRequest;
+import dev.wharf.store.ContentType;
+import dev.wharf.store.DeadLetterPolicy;
+import dev.wharf.store.Delivery;
+import dev.wharf.store.LeaseOutcome;
+import dev.wharf.store.LeaseOutcome.Outcome;
+import dev.wharf.store.NewMessage;
+import dev.wharf.store.PublishBatch;
+import dev.wharf.store.PublishResult;
+import dev.wharf.store.QueueRecord;
+import dev.wharf.store.SettleKind;
+import dev.wharf.store.SettleRequest;
+import java.nio.file.Path;
+import java.time.Instant;
+import java.util.List;
+import java.util.Map;
+import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.TimeUnit;
+import org.junit.jupiter.api.AfterEach;
+import org.junit.jupiter.api.BeforeEach;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.io.TempDir;
+
+/**
+ * A settle is answered at its commit (DESIGN §4), not after the fsync a publish waits for, and
+ * that fsync is still made for it, so it reaches the disk though nobody waits for it.
+ */
+class SqliteSettleAtCommitTest {
+  private static final Instant NOW = Instant.parse("2026-01-01T00:00:00Z");
+
+  @TempDir Path dir;
+  private final SyncGate gate = new SyncGate();
+  private SqliteStore store;
+
+  @BeforeEach
+  void open() {
+    store = openStore();
+    store.queuesPut(new QueueRecord("q", "{}", null));
+    store.queuesPut(new QueueRecord("q-dlq", "{}", null));
+  }
+
+  @AfterEach
+  void close() {
+    gate.open();
+    store.close();
+  }
+
+  @Test
+  void anAckIsAnsweredWhileItsFsyncIsHeldAndThatFsyncIsAskedFor() throws Exception {
+    publish("a");
+    Delivery d = claim().get(0);
+    gate.close();
+
+    List<LeaseOutcome> got =
+        store.messagesSettleAsync(settle(SettleKind.ACK, d)).get(5, TimeUnit.SECONDS);
+
+    assertThat(got).extracting(LeaseOutcome::outcome).containsExactly(Outcome.ACKED);
+    gate.awaitHeld(1);
+    gate.open();
+    store.close();
+    store = openStore();
+    assertThat(store.queueCounts("q", NOW).ready()).isZero();
+    assertThat(claim()).isEmpty();
+  }
+
+  @Test
+  void aNackToTheDeadLetterQueueIsAnsweredAtCommitToo() throws Exception {
+    publish("a");
+    Delivery d = claim().get(0);
+    gate.close();
+
+    List<LeaseOutcome> got =
+        CompletableFuture.supplyAsync(() -> store.messagesSettle(dead(d)))
+            .get(5, TimeUnit.SECONDS);
+
+    assertThat(got).extracting(LeaseOutcome::outcome).containsExactly(Outcome.DEAD);
+  }
+
+  @Test
+  void aPublishBesideASettleStillWaitsForItsFsync() throws Exception {
+    publish("a");
+    Delivery d = claim().get(0);
+    gate.close();
+
+    CompletableFuture<List<PublishResult>> publishing = store.messagesPublishAsync(batch("b"));
+    store.messagesSettleAsync(settle(SettleKind.ACK, d)).get(5, TimeUnit.SECONDS);
+    gate.awaitHeld(1);
+
+    assertThat(publishing).isNotDone();
+    gate.open();
+    assertThat(publishing.get(5, TimeUnit.SECONDS)).hasSize(1);
+  }
+
+  private SqliteStore openStore() {
+    SqliteStore s =
+        new SqliteStore(
+            dir.resolve("wharf.db"),
+            Checkpointer.restartFrames(SqliteStore.DEFAULT_PAGE_SIZE),
+            gate);
+    s.start();
+    return s;
+  }
+
+  private static SettleRequest settle(SettleKind kind, Delivery d) {
+    return new SettleRequest(
+        "q", kind, List.of(d.leaseId()), NOW, NOW, NOW, new DeadLetterPolicy(0, "q-dlq"), null,
+        false);
+  }
+
+  private static SettleRequest dead(Delivery d) {
+    return new SettleRequest(
+        "q", SettleKind.DEAD, List.of(d.leaseId()), NOW, null, null,
+        new DeadLetterPolicy(0, "q-dlq"), "done with it", false);
+  }
+
+  private static PublishBatch batch(String payload) {
+    NewMessage m =
+        new NewMessage(ContentType.TEXT, payload.getBytes(), Map.of(), null, NOW, null, null, null);
+    return new PublishBatch("q", List.of(m), NOW, NOW);
+  }
+
+  private void publish(String payload) {
+    store.messagesPublish(batch(payload));
+  }
+
+  private List<Delivery> claim() {
+    return store.messagesClaim(new ClaimRequest("q", 10, NOW, NOW.plusSeconds(60)));
+  }
+}
