@@ -152,6 +152,12 @@ public final class Broker implements AutoCloseable {
     return queues.names();
   }
 
+  /** A page of queue names after {@code after} (null or empty: the first page), by name. */
+  public List<String> queueNames(String after, int limit) {
+    checkLimit(limit);
+    return queues.names(after == null || after.isEmpty() ? null : after, limit);
+  }
+
   public QueueSettings settings(String queue) {
     return queues.require(queue);
   }

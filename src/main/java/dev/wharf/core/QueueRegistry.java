@@ -9,6 +9,7 @@ import java.util.List;
 import java.util.Map;
 import java.util.Optional;
 import java.util.TreeMap;
+import java.util.TreeSet;
 import java.util.concurrent.ConcurrentHashMap;
 import java.util.function.Consumer;
 import java.util.function.UnaryOperator;
@@ -135,6 +136,19 @@ final class QueueRegistry {
 
   List<String> names() {
     return new ArrayList<>(new TreeMap<>(settings).keySet());
+  }
+
+  /** Up to {@code limit} names after {@code after} (null: from the first), in name order. */
+  List<String> names(String after, int limit) {
+    TreeSet<String> sorted = new TreeSet<>(settings.keySet());
+    List<String> out = new ArrayList<>(Math.min(limit, sorted.size()));
+    for (String name : after == null ? sorted : sorted.tailSet(after, false)) {
+      if (out.size() == limit) {
+        break;
+      }
+      out.add(name);
+    }
+    return out;
   }
 
   /** A queue's settings before a change (null: it was made by it) and after. */

@@ -68,7 +68,8 @@ final class NativeRoutes {
                 // "0s" is no ttl; any other must be longer than the delay of 1s.
                 optional("ttl", BadValues.duration(0, 365 * 86400, "1s", "999ms")),
                 optional("consumer_tokens", BadValues.tokens()))),
-        noBody("queue list", "GET", "/v1/queues"),
+        withQuery("queue list", "/v1/queues", params("limit", "100", "after", ""),
+            Map.of("limit", BAD_LIMIT, "after", List.of("%ZZ"))),
         noBody("queue inspect", "GET", "/v1/queues/{name}"),
         route("queue delete", "DELETE", "/v1/queues/{name}", obj(), List.of()),
         route("purge", "POST", "/v1/queues/{name}/purge", obj(), List.of()),

@@ -297,6 +297,38 @@ class NativeWalkthroughTest {
   }
 
   @Test
+  void queueListPagesWhenALimitIsGiven() {
+    for (String name : List.of("p-c", "p-a", "p-B", "p-b")) {
+      api.put("/v1/queues/" + name, "{}");
+    }
+    Reply all = api.get("/v1/queues");
+    assertThat(all.json().get("queues").findValuesAsText("name"))
+        .containsSubsequence("p-B", "p-a", "p-b", "p-c");
+    assertThat(all.json().get("next").isNull()).isTrue();
+
+    // Each queue has its DLQ, named after it: they sort in between.
+    Reply first = api.get("/v1/queues?limit=3&after=p-");
+    assertThat(first.json().get("queues").findValuesAsText("name"))
+        .containsExactly("p-B", "p-B.dlq", "p-a");
+    assertThat(first.json().get("next").asText()).isEqualTo("p-a");
+    assertThat(first.json().at("/queues/0/stats/ready").asInt()).isZero();
+    Reply second = api.get("/v1/queues?limit=3&after=p-a");
+    assertThat(second.json().get("queues").findValuesAsText("name"))
+        .containsExactly("p-a.dlq", "p-b", "p-b.dlq");
+    Reply rest = api.get("/v1/queues?limit=1000&after=p-b.dlq");
+    assertThat(rest.json().get("queues").findValuesAsText("name"))
+        .startsWith("p-c", "p-c.dlq")
+        .doesNotContain("p-b.dlq");
+    assertThat(rest.json().get("next").isNull()).isTrue();
+    assertThat(api.get("/v1/queues?limit=1&after=").json().get("queues")).hasSize(1);
+
+    assertThat(api.get("/v1/queues?limit=0").code()).isEqualTo("invalid_param");
+    assertThat(api.get("/v1/queues?limit=1001").code()).isEqualTo("invalid_param");
+    assertThat(api.get("/v1/queues?limit=x").code()).isEqualTo("invalid_param");
+    assertThat(api.get("/v1/queues?page=2").status()).isEqualTo(400);
+  }
+
+  @Test
   void browseMessageByIdDeletePurgeAndDeleteQueue() {
     api.put("/v1/queues/b", "{}");
     String id1 = api.post("/v1/queues/b/messages", "{\"body\": 1}").json().get("id").asText();

@@ -7,14 +7,17 @@ import dev.wharf.core.BrokerException;
 import dev.wharf.core.QueueSettings;
 import dev.wharf.http.ApiError;
 import dev.wharf.http.Endpoints;
+import dev.wharf.http.QueryParams;
 import dev.wharf.http.Replies;
 import dev.wharf.http.RequestBodies;
 import dev.wharf.http.server.Request;
 import dev.wharf.http.server.Response;
 import java.util.List;
+import java.util.Set;
 
 /** Queue create/update, list, inspect, delete and purge (management routes). */
 public final class QueuesService {
+  private static final Set<String> LIST_QUERY = Set.of("limit", "after");
   private final Broker broker;
   private final Endpoints endpoints;
   private final RequestBodies bodies;
@@ -26,7 +29,7 @@ public final class QueuesService {
   }
 
   public void routes() {
-    endpoints.add(Endpoints.GET, "/v1/queues", MANAGEMENT, this::list);
+    endpoints.add(Endpoints.GET, "/v1/queues", MANAGEMENT, LIST_QUERY, this::list);
     endpoints.add(Endpoints.PUT, "/v1/queues/{name}", MANAGEMENT, this::put);
     endpoints.add(Endpoints.PUT, "/v1/queues/", MANAGEMENT, this::putWithoutName);
     endpoints.add(Endpoints.GET, "/v1/queues/{name}", MANAGEMENT, this::get);
@@ -43,8 +46,18 @@ public final class QueuesService {
             "the path names no queue (its queue segment is empty); GET /v1/queues lists them"));
   }
 
+  /**
+   * Every queue without {@code limit}, as before paging was added, so a client that never pages
+   * still sees them all; with it, a page whose {@code next} is set when it is full, as browse's.
+   */
   private void list(Request req, Response res) {
-    List<String> names = broker.queueNames();
+    QueryParams q = new QueryParams(req);
+    boolean paged = q.string("limit") != null;
+    int limit = paged ? q.integer("limit", 0) : 0;
+    List<String> names =
+        paged ? Routes.asParam(() -> broker.queueNames(q.string("after"), limit))
+            : broker.queueNames();
+    String next = paged && names.size() == limit ? names.get(names.size() - 1) : null;
     Replies.send(
         res,
         200,
@@ -59,6 +72,7 @@ public final class QueuesService {
             }
           }
           g.writeEndArray();
+          g.writeStringField("next", next);
           g.writeEndObject();
         });
   }
