@@ -43,7 +43,8 @@ import java.util.logging.Logger;
  * a kill -9 of the server, and the fsync already scheduled for them takes them to disk within
  * about a millisecond. What a power loss in that millisecond can undo is only a settle, and an
  * undone settle leaves its message leased and then ready again: delivered once more, as
- * at-least-once delivery allows, never lost.
+ * at-least-once delivery allows, never lost. After a failed fsync, until one makes a later batch
+ * durable, nothing says the next will work, so settles wait for it as publishes do.
  *
  * <p>A claim is answered as soon as its batch commits when every message it leases is already
  * durable: published in a batch an fsync has covered, and not key-upserted since. The lease
@@ -174,7 +175,10 @@ final class GroupCommitWriter implements AutoCloseable {
   enum Answer {
     /** Once an fsync has covered its batch. */
     DURABLE,
-    /** At its batch's commit; an fsync is scheduled for it all the same. */
+    /**
+     * At its batch's commit, with an fsync scheduled for it all the same; once an fsync has
+     * covered it while a write failure stands ({@link WriteHealth}).
+     */
     COMMITTED,
     /**
      * A claim, whose result is a list of deliveries: at commit when every message in it is already
@@ -656,9 +660,14 @@ final class GroupCommitWriter implements AutoCloseable {
     List<Object> durableResults = new ArrayList<>(batch.size());
     List<Integer> early = new ArrayList<>();
     boolean waiting = false;
+    // A settle answered at commit counts on the fsync that follows. While a failure stands (an
+    // fsync failed and none has made a later batch durable), that fsync may fail too, and a
+    // failed fsync may leave the frames only in a page cache the kernel then drops: the settle
+    // waits for the fsync as a publish does, and its caller hears if it failed.
+    boolean settlesAtCommit = health.failure() == null;
     for (int i = 0; i < batch.size(); i++) {
       Pending<?> p = batch.get(i);
-      if (p.answer() == Answer.COMMITTED
+      if (p.answer() == Answer.COMMITTED && settlesAtCommit
           || p.claim() && onDiskAlready((List<?>) results[i])) {
         early.add(i);
       } else {

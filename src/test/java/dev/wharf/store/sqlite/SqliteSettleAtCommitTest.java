@@ -1,6 +1,7 @@
 package dev.wharf.store.sqlite;
 
 import static org.assertj.core.api.Assertions.assertThat;
+import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
 import dev.wharf.store.ClaimRequest;
 import dev.wharf.store.ContentType;
@@ -14,6 +15,7 @@ import dev.wharf.store.PublishResult;
 import dev.wharf.store.QueueRecord;
 import dev.wharf.store.SettleKind;
 import dev.wharf.store.SettleRequest;
+import dev.wharf.store.StoreException;
 import java.nio.file.Path;
 import java.time.Instant;
 import java.util.List;
@@ -93,6 +95,47 @@ class SqliteSettleAtCommitTest {
     assertThat(publishing).isNotDone();
     gate.open();
     assertThat(publishing.get(5, TimeUnit.SECONDS)).hasSize(1);
+  }
+
+  @Test
+  void afterAFailedFsyncASettleWaitsForTheNextOneUntilOneWorks() throws Exception {
+    publish("a");
+    publish("b");
+    List<Delivery> ds = claim();
+    gate.failNext();
+    assertThatThrownBy(() -> publish("c")).isInstanceOf(StoreException.class);
+    gate.close();
+
+    CompletableFuture<List<LeaseOutcome>> first =
+        store.messagesSettleAsync(settle(SettleKind.ACK, ds.get(0)));
+    gate.awaitHeld(1);
+
+    // The fsync it counts on may fail as the last one did: not answered until it is done.
+    assertThat(first).isNotDone();
+    gate.letOneThrough();
+    assertThat(first.get(5, TimeUnit.SECONDS))
+        .extracting(LeaseOutcome::outcome)
+        .containsExactly(Outcome.ACKED);
+    // That fsync worked: the next settle is answered at its commit again.
+    List<LeaseOutcome> second =
+        store.messagesSettleAsync(settle(SettleKind.ACK, ds.get(1))).get(5, TimeUnit.SECONDS);
+    assertThat(second).extracting(LeaseOutcome::outcome).containsExactly(Outcome.ACKED);
+  }
+
+  @Test
+  void aSettleWhoseFsyncFailsWhileAFailureStandsIsToldSo() throws Exception {
+    publish("a");
+    Delivery d = claim().get(0);
+    gate.failNext();
+    assertThatThrownBy(() -> publish("b")).isInstanceOf(StoreException.class);
+    gate.failNext();
+
+    CompletableFuture<List<LeaseOutcome>> acking =
+        store.messagesSettleAsync(settle(SettleKind.ACK, d));
+
+    assertThatThrownBy(() -> acking.get(5, TimeUnit.SECONDS))
+        .hasCauseInstanceOf(StoreException.class)
+        .hasMessageContaining("fsync failed");
   }
 
   private SqliteStore openStore() {
