@@ -57,7 +57,8 @@ public final class Settlements {
   }
 
   // Each below checks its arguments on the caller's thread (throwing what is wrong) and completes
-  // its future once the change is durable, on a thread of the store's: chain nothing that blocks.
+  // its future once the change is committed (on PostgreSQL that is on disk; on SQLite the fsync
+  // follows), on a thread of the store's: chain nothing that blocks.
 
   /**
    * @param permissive accept a stale lease while its message still exists (Cloudflare semantics)

@@ -8,11 +8,13 @@ import java.util.concurrent.CompletableFuture;
 
 /**
  * The storage seam. Every method is one transaction; writes return only once committed with
- * fsync. Concurrent callers are grouped into shared commits by the backend. The store decides no
- * policy: attempt limits, DLQ names and times all come in as parameters.
+ * fsync, but settles, which DESIGN §4 asks only to be committed (SQLite answers them at commit,
+ * before the fsync that follows), and claims, which may be answered once the messages they lease
+ * are durable. Concurrent callers are grouped into shared commits by the backend. The store
+ * decides no policy: attempt limits, DLQ names and times all come in as parameters.
  *
  * <p>The writes a request path makes also come as {@code ...Async}: the same transaction, the
- * future completed once it is durable (a claim: once it may be answered), and no caller's thread
+ * future completed once it may be answered, as above, and no caller's thread
  * held meanwhile. A future completes on one of the store's own threads, so what is chained to it
  * must not block; above all it must not wait for another write, which may need that very thread.
  */

@@ -27,22 +27,22 @@ import java.util.logging.Level;
 import java.util.logging.Logger;
 
 /**
- * The single SQLite writer. Callers hand it operations; it drains every operation waiting, runs them
- * all in one transaction and commits once. This is what turns ~6k fsyncs a second into tens of
- * thousands of durable writes a second.
+ * The single SQLite writer. Callers hand it operations; it drains every operation waiting, runs
+ * them all in one transaction and commits once. This is what turns ~6k fsyncs a second into tens
+ * of thousands of durable writes a second.
  *
  * <p>The fsync is pipelined: the connection commits without syncing ({@code synchronous=NORMAL}
  * in WAL mode), and a second thread fsyncs the WAL file and only then answers the callers of every
  * batch that sync covers. While one batch's fsync is in flight the writer already runs the next
  * batch, so the disk's latency stops bounding the rate. No caller is answered before its writes
- * are on disk; a later batch that reads an earlier one's rows is answered after a sync that covers
- * both, since the WAL is written in order.
+ * are on disk but settles and claims, below; a later batch that reads an earlier one's rows is
+ * answered after a sync that covers both, since the WAL is written in order.
  *
- * <p>A settle (ack, nack, dead, extend) is answered at its batch's commit, which DESIGN §4 asks
- * of it, not after the fsync a publish waits for: its WAL frames are then in the OS's cache, past
- * a kill -9 of the server, and the fsync already scheduled for them takes them to disk within
- * about a millisecond. What a power loss in that millisecond can undo is only a settle, and an
- * undone settle leaves its message leased and then ready again: delivered once more, as
+ * <p>A settle (ack, nack, dead, defer, extend, release) is answered at its batch's commit, which
+ * DESIGN §4 asks of it, not after the fsync a publish waits for: its WAL frames are then in the
+ * OS's cache, past a kill -9 of the server, and the fsync already scheduled for them takes them to
+ * disk within about a millisecond. What a power loss in that millisecond can undo is only a settle,
+ * and an undone settle leaves its message leased and then ready again: delivered once more, as
  * at-least-once delivery allows, never lost. After a failed fsync, until one makes a later batch
  * durable, nothing says the next will work, so settles wait for it as publishes do.
  *
@@ -51,14 +51,17 @@ import java.util.logging.Logger;
  * itself is only in memory ({@link MemoryLeases}), which DESIGN §4 allows: after a crash such a
  * message is simply ready again. A claim of a message whose publish is not yet on disk waits for
  * the first fsync that makes it durable, often the one already under way for the publish's own
- * batch, and at the latest its own batch's. The writer assigns message seqs itself ({@link Tx#nextSeq()}), so it
- * knows which are durable. It also reserves them a block at a time ({@link #SEQ_BLOCK}), in the
- * transaction of the first row beyond the last block, so that a start goes on after every seq ever
- * handed out, even when the newest messages are gone: message ids carry their seq and are never
- * given twice.
+ * batch, and at the latest its own batch's. The writer assigns message seqs itself
+ * ({@link Tx#nextSeq()}), so it knows which are durable. A dead move keeps its message's seq, so
+ * a claim from the DLQ may be answered before the move is on disk: a power loss that undoes the
+ * move puts the message back in its queue, where it is delivered again. The writer also
+ * reserves seqs a block at a time ({@link #SEQ_BLOCK}), in the transaction of the first row beyond
+ * the last block, so that a start goes on after every seq ever handed out, even when the newest
+ * messages are gone: message ids carry their seq and are never given twice.
  *
  * <p>If an operation fails, the batch is rolled back and its operations are retried one per
- * transaction, so one bad operation fails alone.
+ * transaction, so one bad operation fails alone. No answer, early or not, goes out before its
+ * own transaction committed, so a batch rolled back has told no one anything.
  */
 final class GroupCommitWriter implements AutoCloseable {
   private static final Logger LOG = Logger.getLogger(GroupCommitWriter.class.getName());
@@ -428,7 +431,7 @@ final class GroupCommitWriter implements AutoCloseable {
     stages = observer;
   }
 
-  /** Runs an operation in the next group commit and returns its result once durable. */
+  /** Runs an operation in the next group commit and returns its result once it is durable. */
   <T> T submit(Op<T> op) {
     return submit(op, Answer.DURABLE);
   }

@@ -53,8 +53,9 @@ import java.util.logging.Logger;
 /**
  * The embedded backend: one SQLite file in WAL mode, one writer thread that group-commits every
  * write with a pipelined fsync of the WAL (see {@link GroupCommitWriter}; claims included, so a
- * lease is never handed out before the message it names is durable), a background checkpointer,
- * and a few reader connections for inspection.
+ * lease is never handed out before the message it names is durable; settles are answered at
+ * commit, before that fsync), a background checkpointer, and a few reader connections for
+ * inspection.
  */
 public final class SqliteStore implements Store {
   private final Path file;
@@ -136,7 +137,7 @@ public final class SqliteStore implements Store {
         // Takes effect only on a new file, so before anything (WAL mode included) writes one.
         s.execute("PRAGMA page_size = " + pageSize);
         s.execute("PRAGMA journal_mode = WAL");
-        // Commits do not fsync themselves; the writer fsyncs the WAL before answering anyone.
+        // Commits do not fsync themselves; the writer fsyncs the WAL before answering a publish.
         s.execute("PRAGMA synchronous = NORMAL");
         // Checkpoints run on their own connection so they never stall the writer.
         s.execute("PRAGMA wal_autocheckpoint = 0");
@@ -307,9 +308,9 @@ public final class SqliteStore implements Store {
   }
 
   /**
-   * Buckets of the WAL fsync's duration. Every durable answer waits for one, most for one and a
-   * half, so its distribution is the floor under publish latency: a healthy local disk
-   * syncs in 0.1-0.5 ms, a loaded or networked one in several.
+   * Buckets of the WAL fsync's duration. Every durable answer (a publish's, not a settle's) waits
+   * for one, most for one and a half, so its distribution is the floor under publish latency: a
+   * healthy local disk syncs in 0.1-0.5 ms, a loaded or networked one in several.
    */
   private static final Duration[] FSYNC_BUCKETS = {
     Duration.ofNanos(100_000), Duration.ofNanos(250_000), Duration.ofNanos(500_000),
