@@ -16,6 +16,7 @@ import dev.wharf.store.QueueRecord;
 import dev.wharf.store.SettleKind;
 import dev.wharf.store.SettleRequest;
 import dev.wharf.store.StoreException;
+import java.nio.file.Files;
 import java.nio.file.Path;
 import java.time.Instant;
 import java.util.List;
@@ -67,6 +68,61 @@ class SqliteSettleAtCommitTest {
     store = openStore();
     assertThat(store.queueCounts("q", NOW).ready()).isZero();
     assertThat(claim()).isEmpty();
+  }
+
+  /**
+   * What a kill -9 leaves is the files as the OS holds them, fsynced or not: copies of them taken
+   * while the ack's fsync is still held, opened by a new store, must not have the message back.
+   * A copy taken just before the ack, opened the same way, shows that one would see it.
+   */
+  @Test
+  void anAckAnsweredBeforeItsFsyncIsInTheFilesAKillNineLeaves() throws Exception {
+    gate.open();
+    store.close();
+    Path live = dir.resolve("live");
+    Files.createDirectories(live);
+    // No passive checkpoint may write the database file while it is copied.
+    store = openStore(live.resolve("wharf.db"), true);
+    store.queuesPut(new QueueRecord("q", "{}", null));
+    publish("a");
+    Delivery d = claim().get(0);
+    gate.close();
+    Path beforeAck = killedCopy(live, "before-ack");
+
+    List<LeaseOutcome> got =
+        store.messagesSettleAsync(settle(SettleKind.ACK, d)).get(5, TimeUnit.SECONDS);
+    assertThat(got).extracting(LeaseOutcome::outcome).containsExactly(Outcome.ACKED);
+    gate.awaitHeld(1);
+    Path afterAck = killedCopy(live, "after-ack");
+
+    assertThat(claimedAfterRestart(beforeAck)).isEqualTo(1);
+    assertThat(claimedAfterRestart(afterAck)).isZero();
+  }
+
+  /**
+   * The database and its WAL as they are now, taken while the store is open: the shared-memory
+   * index is left behind, as a restart rebuilds it from the WAL.
+   */
+  private Path killedCopy(Path live, String name) throws Exception {
+    Path to = dir.resolve(name);
+    Files.createDirectories(to);
+    Files.copy(live.resolve("wharf.db"), to.resolve("wharf.db"));
+    Files.copy(live.resolve("wharf.db-wal"), to.resolve("wharf.db-wal"));
+    return to.resolve("wharf.db");
+  }
+
+  /** Messages a store opened on {@code file} hands out an hour on, past any lease they had. */
+  private static int claimedAfterRestart(Path file) {
+    SqliteStore restarted = new SqliteStore(file);
+    restarted.start();
+    try {
+      Instant later = NOW.plusSeconds(3600);
+      return restarted
+          .messagesClaim(new ClaimRequest("q", 10, later, later.plusSeconds(60)))
+          .size();
+    } finally {
+      restarted.close();
+    }
   }
 
   @Test
@@ -139,11 +195,15 @@ class SqliteSettleAtCommitTest {
   }
 
   private SqliteStore openStore() {
+    return openStore(dir.resolve("wharf.db"), false);
+  }
+
+  private SqliteStore openStore(Path file, boolean checkpointOnlyWhenAsked) {
     SqliteStore s =
-        new SqliteStore(
-            dir.resolve("wharf.db"),
-            Checkpointer.restartFrames(SqliteStore.DEFAULT_PAGE_SIZE),
-            gate);
+        new SqliteStore(file, Checkpointer.restartFrames(SqliteStore.DEFAULT_PAGE_SIZE), gate);
+    if (checkpointOnlyWhenAsked) {
+      s.checkpointOnlyWhenAsked();
+    }
     s.start();
     return s;
   }

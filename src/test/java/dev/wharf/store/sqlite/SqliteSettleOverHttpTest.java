@@ -1,0 +1,120 @@
+package dev.wharf.store.sqlite;
+
+import static org.assertj.core.api.Assertions.assertThat;
+
+import com.fasterxml.jackson.databind.JsonNode;
+import com.fasterxml.jackson.databind.ObjectMapper;
+import dev.wharf.core.Broker;
+import dev.wharf.core.BrokerOptions;
+import dev.wharf.http.HttpSettings;
+import dev.wharf.http.WharfHttp;
+import dev.wharf.testing.MutableClock;
+import io.micrometer.prometheusmetrics.PrometheusConfig;
+import io.micrometer.prometheusmetrics.PrometheusMeterRegistry;
+import java.net.URI;
+import java.net.http.HttpClient;
+import java.net.http.HttpRequest;
+import java.net.http.HttpResponse;
+import java.nio.file.Path;
+import java.time.Duration;
+import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.TimeUnit;
+import org.junit.jupiter.api.AfterEach;
+import org.junit.jupiter.api.BeforeEach;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.io.TempDir;
+
+/**
+ * Through the real server: an ack is answered 200 while the WAL fsync behind it is held, a
+ * publish sent meanwhile is not answered until that fsync returns, and the ack holds after a
+ * restart.
+ */
+class SqliteSettleOverHttpTest {
+  private static final ObjectMapper JSON = new ObjectMapper();
+
+  @TempDir Path dir;
+  private final SyncGate gate = new SyncGate();
+  private SqliteStore store;
+  private Broker broker;
+  private WharfHttp http;
+  private HttpClient client;
+
+  @BeforeEach
+  void open() {
+    store = new SqliteStore(
+        dir.resolve("wharf.db"), Checkpointer.restartFrames(SqliteStore.DEFAULT_PAGE_SIZE), gate);
+    store.start();
+    broker = new Broker(store, MutableClock.atEpochDay(), BrokerOptions.defaults(),
+        new PrometheusMeterRegistry(PrometheusConfig.DEFAULT));
+    broker.startWithoutReapers();
+    http = WharfHttp.start(broker, new PrometheusMeterRegistry(PrometheusConfig.DEFAULT),
+        HttpSettings.defaults().withPort(0));
+    client = HttpClient.newHttpClient();
+  }
+
+  @AfterEach
+  void close() {
+    gate.open();
+    client.close();
+    http.close();
+    broker.close();
+    store.close();
+  }
+
+  @Test
+  void anAckIsAnsweredWhileItsFsyncIsHeldAndAPublishIsNot() throws Exception {
+    assertThat(send("PUT", "/v1/queues/q", "{}").statusCode()).isBetween(200, 299);
+    assertThat(send("POST", "/v1/queues/q/messages", "{\"body\":\"a\"}").statusCode())
+        .isBetween(200, 299);
+    HttpResponse<String> got = send("POST", "/v1/queues/q/receive", "{\"max\":1}");
+    String lease = JSON.readTree(got.body()).path("messages").get(0).path("lease_id").asText();
+    gate.close();
+    int syncsBefore = gate.calls();
+
+    HttpResponse<String> ack =
+        send("POST", "/v1/queues/q/ack", "{\"lease_id\":\"" + lease + "\"}");
+
+    assertThat(ack.statusCode()).isEqualTo(200);
+    JsonNode result = JSON.readTree(ack.body()).path("results").get(0);
+    assertThat(result.path("outcome").asText()).isEqualTo("acked");
+    // Its fsync was asked for and is the one held: the answer did not wait for it.
+    gate.awaitHeld(1);
+    assertThat(gate.calls()).isGreaterThan(syncsBefore);
+
+    CompletableFuture<HttpResponse<String>> publishing =
+        client.sendAsync(request("POST", "/v1/queues/q/messages", "{\"body\":\"b\"}"),
+            HttpResponse.BodyHandlers.ofString());
+    assertThat(publishing).isNotDone();
+    gate.open();
+    assertThat(publishing.get(5, TimeUnit.SECONDS).statusCode()).isBetween(200, 299);
+
+    // After a restart the acked message is gone and only the second one is there.
+    http.close();
+    broker.close();
+    store.close();
+    store = new SqliteStore(dir.resolve("wharf.db"));
+    store.start();
+    broker = new Broker(store, MutableClock.atEpochDay(), BrokerOptions.defaults(),
+        new PrometheusMeterRegistry(PrometheusConfig.DEFAULT));
+    broker.startWithoutReapers();
+    http = WharfHttp.start(broker, new PrometheusMeterRegistry(PrometheusConfig.DEFAULT),
+        HttpSettings.defaults().withPort(0));
+    JsonNode left =
+        JSON.readTree(send("POST", "/v1/queues/q/receive", "{\"max\":10}").body())
+            .path("messages");
+    assertThat(left).hasSize(1);
+    assertThat(left.get(0).path("body").asText()).isEqualTo("b");
+  }
+
+  private HttpResponse<String> send(String method, String path, String body) throws Exception {
+    return client.send(request(method, path, body), HttpResponse.BodyHandlers.ofString());
+  }
+
+  private HttpRequest request(String method, String path, String body) {
+    return HttpRequest.newBuilder(URI.create("http://127.0.0.1:" + http.port() + path))
+        .timeout(Duration.ofSeconds(5))
+        .header("Content-Type", "application/json")
+        .method(method, HttpRequest.BodyPublishers.ofString(body))
+        .build();
+  }
+}
