@@ -24,7 +24,11 @@ public final class ErrorMapper {
             new ApiError(404, "message_not_found", e.getMessage());
         case BrokerException.TooManyWaiters e ->
             new ApiError(503, "too_many_waiters", e.getMessage(), "1");
-        case BrokerException.Unavailable e -> new ApiError(503, "unavailable", e.getMessage());
+        // A storage failure passes (a full disk is freed, a database comes back) without the
+        // client doing anything different: the same request is worth retrying, and Retry-After
+        // says when, so clients back off instead of hammering a server that cannot write.
+        case BrokerException.Unavailable e ->
+            new ApiError(503, "unavailable", e.getMessage(), "1");
       };
     }
     if (t instanceof BadRequest e) {

@@ -26,6 +26,8 @@ class StorageFailureTest {
       Reply pub = s.api.post("/v1/queues/q/messages", "{\"body\": 1}");
       assertThat(pub.status()).isEqualTo(503);
       assertThat(pub.code()).isEqualTo("unavailable");
+      // A client is told to come back, as for every other 503.
+      assertThat(pub.raw().headers().firstValue("Retry-After")).hasValue("1");
       Reply got = s.api.post("/v1/queues/q/receive", "{}");
       assertThat(got.status()).isEqualTo(503);
 
