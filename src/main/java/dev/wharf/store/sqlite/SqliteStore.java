@@ -387,6 +387,12 @@ public final class SqliteStore implements Store {
     Gauge.builder("wharf_sqlite_wal_frames", checkpointer, Checkpointer::walFrames)
         .description("Frames in the WAL as the last checkpoint saw them")
         .register(registry);
+    // What /readyz says, for alerting from the scrapes: reads (and so every depth gauge) go on
+    // answering while a full disk refuses every write.
+    Gauge.builder(
+            "wharf_sqlite_writes_failing", writer, w -> w.writeFailure() == null ? 0 : 1)
+        .description("1 while writes fail (a full disk, a failed fsync) and none is on disk since")
+        .register(registry);
   }
 
   /**

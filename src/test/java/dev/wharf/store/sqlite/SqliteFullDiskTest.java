@@ -77,6 +77,24 @@ class SqliteFullDiskTest {
     });
   }
 
+  /** A scrape says that writes fail while they do, and stops once one is on disk again. */
+  @Test
+  void metricsSayWhileWritesFail() {
+    PrometheusMeterRegistry registry = new PrometheusMeterRegistry(PrometheusConfig.DEFAULT);
+    store.bindMetrics(registry);
+    broker.publish("q", batch(10));
+    assertThat(registry.scrape()).contains("wharf_sqlite_writes_failing 0.0");
+
+    room(-1);
+    assertThatThrownBy(() -> broker.publish("q", batch(100)))
+        .isInstanceOf(BrokerException.Unavailable.class);
+    assertThat(registry.scrape()).contains("wharf_sqlite_writes_failing 1.0");
+
+    room(0);
+    broker.publish("q", batch(1));
+    assertThat(registry.scrape()).contains("wharf_sqlite_writes_failing 0.0");
+  }
+
   @Test
   void writesFailWholeWhileFullAndWorkAgainWhenThereIsRoom() {
     broker.publish("q", batch(10));
