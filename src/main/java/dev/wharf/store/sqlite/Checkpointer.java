@@ -1,5 +1,6 @@
 package dev.wharf.store.sqlite;
 
+import dev.wharf.store.StoreException;
 import java.io.IOException;
 import java.nio.channels.FileChannel;
 import java.nio.file.Path;
@@ -126,7 +127,8 @@ final class Checkpointer implements AutoCloseable {
 
   private void loop() {
     // A full disk fails every pass, ten a second: the first failure of a run of them is logged
-    // with its trace, then a line a minute until a pass works again.
+    // (with its trace, but for a full disk, which a line says), then a line a minute until a
+    // pass works again.
     boolean failing = false;
     long quietUntil = 0;
     while (open) {
@@ -145,7 +147,11 @@ final class Checkpointer implements AutoCloseable {
         return;
       } catch (SQLException e) {
         long now = System.nanoTime();
-        if (!failing) {
+        if (!failing && WriteHealth.diskFull(e)) {
+          LOG.warning("checkpoint failed: the disk is full; will retry ("
+              + StoreException.firstLine(e.getMessage()) + ")");
+          quietUntil = now + 60_000_000_000L;
+        } else if (!failing) {
           LOG.log(Level.WARNING, "checkpoint failed; will retry", e);
           quietUntil = now + 60_000_000_000L;
         } else if (now - quietUntil >= 0) {

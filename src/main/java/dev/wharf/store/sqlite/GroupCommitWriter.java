@@ -325,8 +325,9 @@ final class GroupCommitWriter implements AutoCloseable {
         if (lastFailed || ready.stream().anyMatch(r -> r instanceof Completion c && c.wrote())) {
           walSync.sync();
           stages.synced().accept(System.nanoTime() - began);
-          if (health.failure() != null) {
-            health.durable(lastNumber(ready));
+          if (health.failure() != null && health.durable(lastNumber(ready))) {
+            // The outage's end, for whoever read its start in the log.
+            LOG.info("writes work again");
           }
         }
         lastFailed = false;
@@ -367,11 +368,19 @@ final class GroupCommitWriter implements AutoCloseable {
 
   /**
    * A full disk fails every write, each retried alone: the first failure of an outage is logged
-   * with its trace, then a line a minute, not a trace for every publish refused.
+   * (with its trace, but for a full disk, which a line says), then a line a minute, not a trace
+   * for every publish refused.
    */
   private void logFailure(String what, Exception e) {
     switch (health.logWorthy(System.nanoTime())) {
-      case FULL -> LOG.log(Level.WARNING, what, e);
+      case FULL -> {
+        if (WriteHealth.diskFull(e)) {
+          LOG.warning(what + ": the disk is full; writes are refused until there is room ("
+              + StoreException.firstLine(e.getMessage()) + ")");
+        } else {
+          LOG.log(Level.WARNING, what, e);
+        }
+      }
       case LINE -> LOG.warning(what + " (writes have failed since the last success): " + e);
       case QUIET -> {}
     }

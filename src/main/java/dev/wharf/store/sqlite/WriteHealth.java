@@ -51,11 +51,31 @@ final class WriteHealth {
     failedAfter = Math.max(failedAfter, lastCommitted);
   }
 
-  /** An fsync made batches up to {@code number} durable. */
-  synchronized void durable(long number) {
-    if (number > failedAfter) {
+  /**
+   * An fsync made batches up to {@code number} durable.
+   *
+   * @return whether that ended a failure: writes work again
+   */
+  synchronized boolean durable(long number) {
+    if (number > failedAfter && failure != null) {
       failure = null;
+      return true;
     }
+    return false;
+  }
+
+  /**
+   * Whether {@code e} is SQLite's full disk (or a database at its page limit): an operator's
+   * matter, which a line says better than a trace of where it was noticed.
+   */
+  static boolean diskFull(Throwable e) {
+    for (Throwable t = e; t != null; t = t.getCause()) {
+      if (t instanceof org.sqlite.SQLiteException s
+          && (s.getResultCode().code & 0xff) == org.sqlite.SQLiteErrorCode.SQLITE_FULL.code) {
+        return true;
+      }
+    }
+    return false;
   }
 
   /** Why writes are failing, or null when the last of them worked. */
