@@ -14,8 +14,14 @@ final class WriteHealth {
   /** The number of the last batch committed when the failure happened. */
   private long failedAfter;
 
-  /** When a failure that stands may be logged again. */
+  /** When a failure may be logged again. */
   private long quietUntilNanos;
+
+  /** Whether any failure was logged yet: till then none is quiet. */
+  private boolean everLogged;
+
+  /** Whether the failure that stands was logged, so that its end is worth a line too. */
+  private boolean outageLogged;
 
   private static final long LOG_EVERY_NANOS = 60_000_000_000L;
 
@@ -27,19 +33,18 @@ final class WriteHealth {
   }
 
   /**
-   * The first failure of an outage (none stood before it) in full; while one stands, a line a
-   * minute.
+   * The first failure of an outage (none stood before it) in full; then a line a minute, also
+   * across outages: a disk with room for small writes but not large ones fails and recovers
+   * many times a second, and each would otherwise log its start and its end.
    */
   synchronized Log logWorthy(long nowNanos) {
-    if (failure == null) {
-      quietUntilNanos = nowNanos + LOG_EVERY_NANOS;
-      return Log.FULL;
+    if (everLogged && nowNanos - quietUntilNanos < 0) {
+      return Log.QUIET;
     }
-    if (nowNanos - quietUntilNanos >= 0) {
-      quietUntilNanos = nowNanos + LOG_EVERY_NANOS;
-      return Log.LINE;
-    }
-    return Log.QUIET;
+    everLogged = true;
+    quietUntilNanos = nowNanos + LOG_EVERY_NANOS;
+    outageLogged = true;
+    return failure == null ? Log.FULL : Log.LINE;
   }
 
   /**
@@ -54,12 +59,14 @@ final class WriteHealth {
   /**
    * An fsync made batches up to {@code number} durable.
    *
-   * @return whether that ended a failure: writes work again
+   * @return whether that ended a failure whose start (or a line since) was logged
    */
   synchronized boolean durable(long number) {
     if (number > failedAfter && failure != null) {
       failure = null;
-      return true;
+      boolean logged = outageLogged;
+      outageLogged = false;
+      return logged;
     }
     return false;
   }

@@ -77,6 +77,45 @@ class SqliteFullDiskTest {
     });
   }
 
+  /**
+   * A disk with room for small writes but not large ones fails and recovers again and again:
+   * one outage's lines, not a start and an end for each.
+   */
+  @Test
+  void aFlappingDiskIsNotLoggedOverAndOver() {
+    broker.publish("q", batch(10));
+    List<java.util.logging.LogRecord> logged = new java.util.concurrent.CopyOnWriteArrayList<>();
+    java.util.logging.Logger log =
+        java.util.logging.Logger.getLogger(GroupCommitWriter.class.getName());
+    java.util.logging.Handler capture = new java.util.logging.Handler() {
+      @Override
+      public void publish(java.util.logging.LogRecord r) {
+        logged.add(r);
+      }
+
+      @Override
+      public void flush() {}
+
+      @Override
+      public void close() {}
+    };
+    log.addHandler(capture);
+    try {
+      for (int i = 0; i < 3; i++) {
+        room(-1);
+        assertThatThrownBy(() -> broker.publish("q", batch(100)))
+            .isInstanceOf(BrokerException.Unavailable.class);
+        room(0);
+        broker.publish("q", List.of(Publish.json("1")));
+      }
+    } finally {
+      log.removeHandler(capture);
+    }
+    assertThat(logged).extracting(java.util.logging.LogRecord::getMessage)
+        .hasSize(2)
+        .last().isEqualTo("writes work again");
+  }
+
   /** A scrape says that writes fail while they do, and stops once one is on disk again. */
   @Test
   void metricsSayWhileWritesFail() {
