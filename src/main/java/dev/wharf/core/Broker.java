@@ -325,6 +325,11 @@ public final class Broker implements AutoCloseable {
     return store.unready();
   }
 
+  /** Why this process must restart before it takes writes again, or null (for liveness). */
+  public String needsRestart() {
+    return store.needsRestart();
+  }
+
   /** The broker's clock, so dialects render ages and "delayed" against the same time. */
   public Instant now() {
     return clock.instant();

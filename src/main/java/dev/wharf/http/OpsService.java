@@ -30,7 +30,21 @@ public final class OpsService {
     endpoints.add(Endpoints.GET, "/metrics", OPEN, Endpoints.ANY_QUERY, this::metrics);
   }
 
+  /**
+   * Alive unless storage refuses writes until a restart: a liveness probe's failure is what gets
+   * the process restarted, where readiness would only hold traffic back for good.
+   */
   private void health(Request req, Response res) {
+    String why;
+    try {
+      why = broker.needsRestart();
+    } catch (RuntimeException e) {
+      // Storage that cannot say is not storage that asked for a restart: readiness reports it.
+      why = null;
+    }
+    if (why != null) {
+      throw new ApiError(503, "unavailable", why);
+    }
     Replies.send(res, 200, OK);
   }
 

@@ -33,6 +33,14 @@ public interface Store extends AutoCloseable {
   String unready();
 
   /**
+   * Why the store will not take writes again until the process restarts (a failed fsync), or
+   * null: for liveness probes, which restart a process that says so. Cheap.
+   */
+  default String needsRestart() {
+    return null;
+  }
+
+  /**
    * Registers the backend's own meters (commits, syncs, upkeep) on {@code registry}, after
    * {@link #start}. A backend without any registers nothing.
    */

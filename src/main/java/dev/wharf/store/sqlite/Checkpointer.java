@@ -105,9 +105,14 @@ final class Checkpointer implements AutoCloseable {
   /** What the last pass reported copied back: a pass that copies more syncs the file. */
   private long copiedBefore;
 
+  /** Shared with the writer: after a failed fsync no checkpoint runs ({@link WriteHealth#broke}). */
+  private final WriteHealth health;
+
   /** @param background whether this class's own thread runs passive passes */
-  Checkpointer(String url, Path databaseFile, long restartFrames, boolean background)
+  Checkpointer(
+      String url, Path databaseFile, long restartFrames, boolean background, WriteHealth health)
       throws SQLException, IOException {
+    this.health = health;
     this.restartFrames = restartFrames;
     this.nextRestartNanos = System.nanoTime();
     database = FileChannel.open(databaseFile, StandardOpenOption.READ);
@@ -147,7 +152,10 @@ final class Checkpointer implements AutoCloseable {
         return;
       } catch (SQLException e) {
         long now = System.nanoTime();
-        if (!failing && WriteHealth.diskFull(e)) {
+        if (health.broken() != null) {
+          // Logged where the fsync failed; no pass runs again.
+          failing = true;
+        } else if (!failing && WriteHealth.diskFull(e)) {
           LOG.warning("checkpoint failed: the disk is full; will retry ("
               + StoreException.firstLine(e.getMessage()) + ")");
           quietUntil = now + 60_000_000_000L;
@@ -168,6 +176,9 @@ final class Checkpointer implements AutoCloseable {
    * notes how long the WAL is.
    */
   void passOnce() throws SQLException {
+    if (health.broken() != null) {
+      return;
+    }
     running.lock();
     long began = System.nanoTime();
     try {
@@ -187,6 +198,9 @@ final class Checkpointer implements AutoCloseable {
         syncDatabase();
       }
       copiedBefore = copied;
+    } catch (SQLException e) {
+      brokeIfSync(e);
+      throw e;
     } finally {
       passNanos += System.nanoTime() - began;
       passes++;
@@ -199,6 +213,10 @@ final class Checkpointer implements AutoCloseable {
     try {
       database.force(false);
     } catch (IOException e) {
+      if (health.broke("of the database file: " + e.getMessage())) {
+        LOG.log(Level.SEVERE, "fsync of the database file failed: writes are refused until the"
+            + " server restarts; check the disk", e);
+      }
       throw new SQLException("cannot sync the database file after a checkpoint", e);
     } finally {
       databaseSyncNanos += System.nanoTime() - began;
@@ -212,7 +230,8 @@ final class Checkpointer implements AutoCloseable {
    * the WAL over.
    */
   void restartIfLarge(Connection writer) throws SQLException {
-    if (walFrames <= restartFrames
+    if (health.broken() != null
+        || walFrames <= restartFrames
         || System.nanoTime() - nextRestartNanos < 0
         || !running.tryLock()) {
       return;
@@ -221,7 +240,13 @@ final class Checkpointer implements AutoCloseable {
       writer.setAutoCommit(true);
       long began = System.nanoTime();
       try {
-        long frames = checkpoint(writer, "RESTART");
+        long frames;
+        try {
+          frames = checkpoint(writer, "RESTART");
+        } catch (SQLException e) {
+          brokeIfSync(e);
+          throw e;
+        }
         restartNanos += System.nanoTime() - began;
         restarts++;
         if (frames >= 0) {
@@ -236,6 +261,14 @@ final class Checkpointer implements AutoCloseable {
       }
     } finally {
       running.unlock();
+    }
+  }
+
+  /** A checkpoint syncs the WAL before it copies frames back: SQLite's own fsync may fail. */
+  private void brokeIfSync(SQLException e) {
+    if (WriteHealth.syncFailed(e) && health.broke(String.valueOf(e.getMessage()))) {
+      LOG.log(Level.SEVERE, "an fsync failed in a checkpoint: writes are refused until the"
+          + " server restarts; check the disk", e);
     }
   }
 
@@ -298,8 +331,10 @@ final class Checkpointer implements AutoCloseable {
         }
         thread.join(5000);
       }
-      try (Statement s = conn.createStatement()) {
-        s.execute("PRAGMA wal_checkpoint(TRUNCATE)");
+      if (health.broken() == null) {
+        try (Statement s = conn.createStatement()) {
+          s.execute("PRAGMA wal_checkpoint(TRUNCATE)");
+        }
       }
       conn.close();
       database.close();

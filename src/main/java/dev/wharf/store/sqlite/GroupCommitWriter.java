@@ -43,8 +43,9 @@ import java.util.logging.Logger;
  * OS's cache, past a kill -9 of the server, and the fsync already scheduled for them takes them to
  * disk within about a millisecond. What a power loss in that millisecond can undo is only a settle,
  * and an undone settle leaves its message leased and then ready again: delivered once more, as
- * at-least-once delivery allows, never lost. After a failed fsync, until one makes a later batch
- * durable, nothing says the next will work, so settles wait for it as publishes do.
+ * at-least-once delivery allows, never lost. While writes are failing (a full disk, say), until
+ * an fsync makes a later batch durable, settles wait for it as publishes do. A failed fsync ends
+ * every write until the server restarts ({@link WriteHealth#broke}).
  *
  * <p>A claim is answered as soon as its batch commits when every message it leases is already
  * durable: published in a batch an fsync has covered, and not key-upserted since. The lease
@@ -229,7 +230,7 @@ final class GroupCommitWriter implements AutoCloseable {
   private volatile long durableSeq;
 
   /** Whether writes are failing now, for readiness. */
-  private final WriteHealth health = new WriteHealth();
+  private final WriteHealth health;
   /**
    * Seqs replaced by key in batches not yet covered by an fsync, each with the number of the last
    * batch that replaced it: an fsync clears only the marks of the batches it covers.
@@ -282,8 +283,10 @@ final class GroupCommitWriter implements AutoCloseable {
       WalSync walSync,
       BetweenBatches betweenBatches,
       MemoryLeases leases,
-      long nextSeq)
+      long nextSeq,
+      WriteHealth health)
       throws SQLException {
+    this.health = health;
     this.seqsReservedUpTo = nextSeq - 1;
     this.conn = conn;
     this.db = conn.unwrap(org.sqlite.SQLiteConnection.class).getDatabase();
@@ -300,9 +303,6 @@ final class GroupCommitWriter implements AutoCloseable {
   private void syncLoop() {
     List<Runnable> ready = new ArrayList<>();
     boolean stopping = false;
-    // After a failed fsync nothing earlier is known to be on disk: the next round syncs whatever
-    // it holds, even commits that wrote nothing but read what the failed one covered.
-    boolean lastFailed = false;
     while (!stopping) {
       try {
         ready.add(committed.take());
@@ -315,14 +315,19 @@ final class GroupCommitWriter implements AutoCloseable {
       if (ready.isEmpty()) {
         continue;
       }
+      String broken = health.broken();
+      if (broken != null) {
+        // Committed after the failure: nothing vouches for them now (see WriteHealth.broke).
+        failAll(ready, new StoreException(broken));
+        continue;
+      }
       long began = System.nanoTime();
-      boolean afterFailure = lastFailed;
       try {
         // Batches that changed no row (a reaper's pass that found nothing, claims whose leases
         // live in memory) appended nothing to the WAL: what they read was synced in an earlier
         // round, since rounds take commits in order. An fsync here would only flush the disk's
         // cache, about 20 times a second on an idle server.
-        if (lastFailed || ready.stream().anyMatch(r -> r instanceof Completion c && c.wrote())) {
+        if (ready.stream().anyMatch(r -> r instanceof Completion c && c.wrote())) {
           walSync.sync();
           stages.synced().accept(System.nanoTime() - began);
           if (health.failure() != null && health.durable(lastNumber(ready))) {
@@ -330,20 +335,13 @@ final class GroupCommitWriter implements AutoCloseable {
             LOG.info("writes work again");
           }
         }
-        lastFailed = false;
       } catch (java.io.IOException | RuntimeException e) {
-        // The commits happened but may not be durable: never claim they are. Fail the callers;
-        // the rows stay and are seen (and reported) by whoever reads them next.
-        LOG.log(Level.SEVERE, "fsync of the WAL failed", e);
-        lastFailed = true;
-        StoreException failure = new StoreException("fsync failed: " + e.getMessage(), e);
-        health.failed(lastNumber(ready), failure.getMessage());
-        for (Runnable r : ready) {
-          if (r instanceof Completion c) {
-            c.fail(failure);
-          }
+        // The commits happened but may not be durable: never claim they are.
+        if (health.broke(String.valueOf(e.getMessage()))) {
+          LOG.log(Level.SEVERE, "fsync of the WAL failed: writes are refused until the server"
+              + " restarts; check the disk", e);
         }
-        ready.clear();
+        failAll(ready, new StoreException(health.broken(), e));
         continue;
       }
       long synced = System.nanoTime();
@@ -354,16 +352,19 @@ final class GroupCommitWriter implements AutoCloseable {
           c.upserted().forEach(seq -> upsertsInFlight.remove(seq, c.number()));
         }
       }
-      if (afterFailure) {
-        // The batches a failed fsync covered were failed, their upserts never cleared: this sync
-        // has made them durable too, since the WAL is written in order.
-        long last = lastNumber(ready);
-        upsertsInFlight.values().removeIf(n -> n <= last);
-      }
       answerNowDurable();
       ready.forEach(Runnable::run);
       ready.clear();
     }
+  }
+
+  private static void failAll(List<Runnable> ready, StoreException failure) {
+    for (Runnable r : ready) {
+      if (r instanceof Completion c) {
+        c.fail(failure);
+      }
+    }
+    ready.clear();
   }
 
   /**
@@ -492,8 +493,9 @@ final class GroupCommitWriter implements AutoCloseable {
 
   private <T> CompletableFuture<T> enqueue(Op<T> op, Grouped<?, T> grouped, Answer answer) {
     CompletableFuture<T> done = new WriteFuture<>(t -> t == thread || t == syncer);
-    if (!running) {
-      done.completeExceptionally(new StoreException("store is closed"));
+    String broken = health.broken();
+    if (!running || broken != null) {
+      done.completeExceptionally(new StoreException(running ? broken : "store is closed"));
       return done;
     }
     Pending<T> pending = new Pending<>(op, done, answer, grouped, System.nanoTime());
@@ -581,6 +583,14 @@ final class GroupCommitWriter implements AutoCloseable {
   }
 
   private void runBatch(List<Pending<?>> batch) {
+    String broken = health.broken();
+    if (broken != null) {
+      // Queued before the fsync failed; a lease write-back (an empty batch) waits for a restart.
+      for (Pending<?> p : batch) {
+        p.done().completeExceptionally(new StoreException(broken));
+      }
+      return;
+    }
     Object[] results = new Object[batch.size()];
     long changesBefore;
     try {
@@ -630,6 +640,10 @@ final class GroupCommitWriter implements AutoCloseable {
       // the next batch while its callers were told it failed.
       rollbackQuietly();
       tx.leases.rollback();
+      if (WriteHealth.syncFailed(e) && health.broke(String.valueOf(e.getMessage()))) {
+        LOG.log(Level.SEVERE, "an fsync failed in a commit: writes are refused until the server"
+            + " restarts; check the disk", e);
+      }
       if (batch.isEmpty()) {
         logFailure("writing leases back failed; retrying in 100 ms", e);
         health.failed(batches, String.valueOf(e.getMessage()));
@@ -672,10 +686,9 @@ final class GroupCommitWriter implements AutoCloseable {
     List<Object> durableResults = new ArrayList<>(batch.size());
     List<Integer> early = new ArrayList<>();
     boolean waiting = false;
-    // A settle answered at commit counts on the fsync that follows. While a failure stands (an
-    // fsync failed and none has made a later batch durable), that fsync may fail too, and a
-    // failed fsync may leave the frames only in a page cache the kernel then drops: the settle
-    // waits for the fsync as a publish does, and its caller hears if it failed.
+    // A settle answered at commit counts on the fsync that follows. While a write failure stands
+    // (a full disk, say), that fsync may fail too: the settle waits for it as a publish does, and
+    // its caller hears if it failed.
     boolean settlesAtCommit = health.failure() == null;
     for (int i = 0; i < batch.size(); i++) {
       Pending<?> p = batch.get(i);

@@ -64,6 +64,8 @@ public final class SqliteStore implements Store {
   private Duration leaseWriteBackAge = MemoryLeases.DEFAULT_MAX_AGE;
   private MemoryLeases memoryLeases;
   private GroupCommitWriter writer;
+  /** Shared by the writer and the checkpointer: whether writes fail, and if for good. */
+  private WriteHealth health;
   private FileChannel wal;
   /** This process's claim on the file (see {@link OwnerLock}). */
   private OwnerLock owner;
@@ -163,12 +165,14 @@ public final class SqliteStore implements Store {
       startupCount = new StartupCount(url);
       Path walFile = Path.of(db + "-wal");
       wal = FileChannel.open(walFile, StandardOpenOption.WRITE);
+      health = new WriteHealth();
       checkpointer =
           new Checkpointer(
               url,
               db,
               walRestartFrames > 0 ? walRestartFrames : Checkpointer.restartFrames(pageSizeInUse),
-              checkpointInBackground);
+              checkpointInBackground,
+              health);
       memoryLeases = new MemoryLeases(leaseWriteBackAge);
       writer =
           new GroupCommitWriter(
@@ -180,7 +184,8 @@ public final class SqliteStore implements Store {
               },
               checkpointer::restartIfLarge,
               memoryLeases,
-              GroupCommitWriter.firstSeq(writeConn));
+              GroupCommitWriter.firstSeq(writeConn),
+              health);
       reads = new ReadPool(url, 4);
       startupCount.startCounting(counters, countGate);
     } catch (SQLException | IOException e) {
@@ -307,6 +312,11 @@ public final class SqliteStore implements Store {
     }
   }
 
+  /** Passive checkpoint passes run so far. */
+  long checkpointPasses() {
+    return checkpointer.passes();
+  }
+
   /**
    * Buckets of the WAL fsync's duration. Every durable answer (a publish's, not a settle's) waits
    * for one, most for one and a half, so its distribution is the floor under publish latency: a
@@ -404,6 +414,11 @@ public final class SqliteStore implements Store {
         .description(description)
         .serviceLevelObjectives(FSYNC_BUCKETS)
         .register(registry);
+  }
+
+  @Override
+  public String needsRestart() {
+    return health == null ? null : health.broken();
   }
 
   @Override

@@ -129,32 +129,6 @@ class SqliteEarlyClaimTest {
         .containsExactly("new");
   }
 
-  /**
-   * A replacement by key whose fsync failed is on disk once a later fsync succeeds (the WAL is
-   * written in order): a claim of it is answered at commit from then on, not held for an fsync.
-   */
-  @Test
-  void aReplacementWhoseFsyncFailedIsDurableAfterTheNextOne() throws Exception {
-    publish("old", "k");
-    gate.failNext();
-    assertThat(CompletableFuture.supplyAsync(() -> publish("new", "k")))
-        .failsWithin(5, TimeUnit.SECONDS);
-    publish("after");
-    gate.close();
-    // A write whose fsync is held: a claim that waited for an fsync would wait for this one.
-    CompletableFuture<List<PublishResult>> held = store.messagesPublishAsync(batch("held"));
-    gate.awaitHeld(1);
-
-    List<Delivery> got =
-        CompletableFuture.supplyAsync(
-                () -> store.messagesClaim(new ClaimRequest("q", 2, NOW, NOW.plusSeconds(60))))
-            .get(5, TimeUnit.SECONDS);
-
-    assertThat(got).extracting(SqliteEarlyClaimTest::payload).containsExactly("new", "after");
-    gate.open();
-    held.get(5, TimeUnit.SECONDS);
-  }
-
   @Test
   void anAsynchronousPublishCompletesAtItsFsyncNotAtItsCommit() throws Exception {
     gate.close();

@@ -154,44 +154,61 @@ class SqliteSettleAtCommitTest {
   }
 
   @Test
-  void afterAFailedFsyncASettleWaitsForTheNextOneUntilOneWorks() throws Exception {
+  void whileAFullDiskFailsWritesASettleWaitsForItsFsyncUntilOneWorks() throws Exception {
     publish("a");
     publish("b");
     List<Delivery> ds = claim();
-    gate.failNext();
-    assertThatThrownBy(() -> publish("c")).isInstanceOf(StoreException.class);
+    roomForNoMorePages();
+    assertThatThrownBy(() -> store.messagesPublish(batch("c".repeat(64 * 1024))))
+        .isInstanceOf(StoreException.class)
+        .hasMessageContaining("full");
     gate.close();
 
     CompletableFuture<List<LeaseOutcome>> first =
         store.messagesSettleAsync(settle(SettleKind.ACK, ds.get(0)));
     gate.awaitHeld(1);
 
-    // The fsync it counts on may fail as the last one did: not answered until it is done.
+    // The fsync it counts on may fail as the last write did: not answered until it is done.
     assertThat(first).isNotDone();
     gate.letOneThrough();
     assertThat(first.get(5, TimeUnit.SECONDS))
         .extracting(LeaseOutcome::outcome)
         .containsExactly(Outcome.ACKED);
-    // That fsync worked: the next settle is answered at its commit again.
+    // That fsync worked and ended the failure: the next settle is answered at its commit again.
     List<LeaseOutcome> second =
         store.messagesSettleAsync(settle(SettleKind.ACK, ds.get(1))).get(5, TimeUnit.SECONDS);
     assertThat(second).extracting(LeaseOutcome::outcome).containsExactly(Outcome.ACKED);
   }
 
   @Test
-  void aSettleWhoseFsyncFailsWhileAFailureStandsIsToldSo() throws Exception {
+  void afterAFailedFsyncASettleIsRefusedNotAnsweredAtCommit() throws Exception {
     publish("a");
     Delivery d = claim().get(0);
     gate.failNext();
     assertThatThrownBy(() -> publish("b")).isInstanceOf(StoreException.class);
-    gate.failNext();
 
     CompletableFuture<List<LeaseOutcome>> acking =
         store.messagesSettleAsync(settle(SettleKind.ACK, d));
 
     assertThatThrownBy(() -> acking.get(5, TimeUnit.SECONDS))
         .hasCauseInstanceOf(StoreException.class)
-        .hasMessageContaining("fsync failed");
+        .hasMessageContaining("fsync failed")
+        .hasMessageContaining("until the server restarts");
+  }
+
+  /** The database may not grow past the pages it has now: SQLite answers SQLITE_FULL. */
+  private void roomForNoMorePages() {
+    store.writer().submit(tx -> {
+      try (java.sql.Statement s = tx.conn.createStatement()) {
+        long now;
+        try (java.sql.ResultSet rs = s.executeQuery("PRAGMA page_count")) {
+          rs.next();
+          now = rs.getLong(1);
+        }
+        s.execute("PRAGMA max_page_count = " + now);
+      }
+      return null;
+    });
   }
 
   private SqliteStore openStore() {

@@ -27,7 +27,7 @@ import org.junit.jupiter.api.io.TempDir;
 /**
  * Through the real server: an ack is answered 200 while the WAL fsync behind it is held, a
  * publish sent meanwhile is not answered until that fsync returns, and the ack holds after a
- * restart.
+ * restart; a failed fsync takes writes, readiness and liveness down until a restart.
  */
 class SqliteSettleOverHttpTest {
   private static final ObjectMapper JSON = new ObjectMapper();
@@ -104,6 +104,29 @@ class SqliteSettleOverHttpTest {
             .path("messages");
     assertThat(left).hasSize(1);
     assertThat(left.get(0).path("body").asText()).isEqualTo("b");
+  }
+
+  @Test
+  void aFailedFsyncRefusesWritesAndFailsLivenessUntilARestart() throws Exception {
+    assertThat(send("PUT", "/v1/queues/q", "{}").statusCode()).isBetween(200, 299);
+    assertThat(send("GET", "/healthz", "").statusCode()).isEqualTo(200);
+    gate.failNext();
+    assertThat(send("POST", "/v1/queues/q/messages", "{\"body\":\"a\"}").statusCode())
+        .isEqualTo(503);
+
+    HttpResponse<String> publish = send("POST", "/v1/queues/q/messages", "{\"body\":\"b\"}");
+    HttpResponse<String> health = send("GET", "/healthz", "");
+    HttpResponse<String> ready = send("GET", "/readyz", "");
+
+    assertThat(publish.statusCode()).isEqualTo(503);
+    assertThat(JSON.readTree(publish.body()).path("detail").asText())
+        .contains("until the server restarts");
+    assertThat(health.statusCode()).isEqualTo(503);
+    assertThat(JSON.readTree(health.body()).path("code").asText()).isEqualTo("unavailable");
+    assertThat(JSON.readTree(health.body()).path("detail").asText()).contains("fsync failed");
+    assertThat(ready.statusCode()).isEqualTo(503);
+    // Reads still answer.
+    assertThat(send("GET", "/v1/queues/q", "").statusCode()).isEqualTo(200);
   }
 
   private HttpResponse<String> send(String method, String path, String body) throws Exception {

@@ -98,19 +98,6 @@ class SqliteWriteStagesTest {
     assertThat(count("wharf_sqlite_wal_fsync")).isEqualTo(1);
   }
 
-  @Test
-  void afterAFailedFsyncEvenABatchThatChangedNoRowSyncsBeforeItIsAnswered() {
-    gate.failNext();
-    assertThatThrownBy(() -> store.messagesPublish(batch("lost?")))
-        .isInstanceOf(StoreException.class).hasMessageContaining("fsync failed");
-    int before = gate.calls();
-    // It may read what the failed fsync covered: not answered before a sync that succeeds.
-    assertThat(store.messagesDeleteExpired(NOW, 100)).isZero();
-    assertThat(gate.calls()).isEqualTo(before + 1);
-    assertThat(store.messagesDeleteExpired(NOW, 100)).isZero();
-    assertThat(gate.calls()).as("and once one has, no longer").isEqualTo(before + 1);
-  }
-
   private void awaitCount(String name, long n) throws InterruptedException {
     long deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(5);
     while (count(name) < n) {
