@@ -401,7 +401,8 @@ public final class SqliteStore implements Store {
     // answering while a full disk refuses every write.
     Gauge.builder(
             "wharf_sqlite_writes_failing", writer, w -> w.writeFailure() == null ? 0 : 1)
-        .description("1 while writes fail (a full disk, a failed fsync) and none is on disk since")
+        .description("1 while writes fail: a full disk until a write is on disk again, a failed"
+            + " fsync until a restart")
         .register(registry);
   }
 
