@@ -59,6 +59,8 @@ import java.util.logging.Logger;
  */
 public final class SqliteStore implements Store {
   private final Path file;
+  /** The database's JDBC url, once started. */
+  private String url;
   private static final Logger LOG = Logger.getLogger(SqliteStore.class.getName());
   private final Counters counters = new Counters();
   private Duration leaseWriteBackAge = MemoryLeases.DEFAULT_MAX_AGE;
@@ -130,7 +132,7 @@ public final class SqliteStore implements Store {
   @Override
   public void start() {
     Path db = linkedTo(file);
-    String url = "jdbc:sqlite:" + db;
+    url = "jdbc:sqlite:" + db;
     owner = OwnerLock.acquire(db);
     try {
       writeConn = SqliteConnections.open(url);
@@ -238,6 +240,7 @@ public final class SqliteStore implements Store {
 
   @Override
   public void close() {
+    Connection guard = health != null && health.broken() != null ? walGuard() : null;
     if (startupCount != null) {
       startupCount.close();
     }
@@ -273,10 +276,50 @@ public final class SqliteStore implements Store {
         // closing anyway
       }
     }
+    if (guard != null) {
+      try {
+        guard.close();
+      } catch (SQLException ignored) {
+        // closing anyway
+      }
+    }
     if (owner != null) {
       // Last: the file is free for another process only once nothing here touches it.
       owner.close();
       owner = null;
+    }
+  }
+
+  /**
+   * After a failed fsync ({@link WriteHealth#broke}), a read-only connection in a read
+   * transaction while the others close. SQLite's last connection to close checkpoints the WAL
+   * into the database and deletes it: it would copy frames no fsync vouches for, and leave a
+   * restart's recovery, which checks every frame and stops at the first bad one, nothing to
+   * check. While this one reads, the others cannot take the lock that checkpoint needs, and a
+   * read-only connection, closed last, never checkpoints.
+   */
+  private Connection walGuard() {
+    Connection c = null;
+    try {
+      org.sqlite.SQLiteConfig config = new org.sqlite.SQLiteConfig();
+      config.setReadOnly(true);
+      c = org.sqlite.JDBC.createConnection(url, config.toProperties());
+      c.setAutoCommit(false);
+      try (Statement s = c.createStatement();
+          ResultSet rs = s.executeQuery("SELECT count(*) FROM queues")) {
+        rs.next();
+      }
+      return c;
+    } catch (SQLException e) {
+      LOG.log(Level.WARNING, "closing after a failed fsync: the WAL may be checkpointed", e);
+      if (c != null) {
+        try {
+          c.close();
+        } catch (SQLException ignored) {
+          // closing anyway
+        }
+      }
+      return null;
     }
   }
 

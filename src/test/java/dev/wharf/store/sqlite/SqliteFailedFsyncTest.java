@@ -17,6 +17,7 @@ import dev.wharf.store.SettleRequest;
 import dev.wharf.store.StoreException;
 import java.io.IOException;
 import java.nio.charset.StandardCharsets;
+import java.nio.file.Files;
 import java.nio.file.Path;
 import java.time.Instant;
 import java.util.List;
@@ -126,6 +127,30 @@ class SqliteFailedFsyncTest {
     store.checkpointNow();
 
     assertThat(store.checkpointPasses()).isEqualTo(passes);
+  }
+
+  @Test
+  void aCloseWhileBrokenCopiesNothingFromTheWalIntoTheDatabase() throws IOException {
+    store.close();
+    store = openStore(gate, true);
+    publish("a");
+    gate.failNext();
+    assertThatThrownBy(() -> publish("b")).isInstanceOf(StoreException.class);
+    Path db = dir.resolve("wharf.db");
+    Path wal = dir.resolve("wharf.db-wal");
+    byte[] databaseBefore = Files.readAllBytes(db);
+    byte[] walBefore = Files.readAllBytes(wal);
+
+    store.close();
+
+    // The last connection to close would otherwise checkpoint the WAL and delete it, copying
+    // frames no fsync vouches for into the database, and leaving a restart's recovery, which
+    // checks every frame, nothing to check.
+    assertThat(wal).exists();
+    assertThat(Files.readAllBytes(wal)).isEqualTo(walBefore);
+    assertThat(Files.readAllBytes(db)).isEqualTo(databaseBefore);
+    store = openStore(gate);
+    assertThat(payloads()).contains("a");
   }
 
   private SqliteStore openStore(GroupCommitWriter.WalSync sync) {
