@@ -570,7 +570,9 @@ final class GroupCommitWriter implements AutoCloseable {
    */
   private Pending<?> nextOrLeaseWriteBack() throws InterruptedException {
     Long oldest = tx.leases.oldestGrantedNanos();
-    if (oldest == null) {
+    // After a failed fsync a write-back is refused at once, and the lease stays due: asking again
+    // would spin this thread until the restart, which honours none of these leases anyway.
+    if (oldest == null || health.broken() != null) {
       wroteBackLast = false;
       return queue.take();
     }
