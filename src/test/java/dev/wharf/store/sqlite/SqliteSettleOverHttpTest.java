@@ -41,14 +41,8 @@ class SqliteSettleOverHttpTest {
 
   @BeforeEach
   void open() {
-    store = new SqliteStore(
-        dir.resolve("wharf.db"), Checkpointer.restartFrames(SqliteStore.DEFAULT_PAGE_SIZE), gate);
-    store.start();
-    broker = new Broker(store, MutableClock.atEpochDay(), BrokerOptions.defaults(),
-        new PrometheusMeterRegistry(PrometheusConfig.DEFAULT));
-    broker.startWithoutReapers();
-    http = WharfHttp.start(broker, new PrometheusMeterRegistry(PrometheusConfig.DEFAULT),
-        HttpSettings.defaults().withPort(0));
+    serve(new SqliteStore(
+        dir.resolve("wharf.db"), Checkpointer.restartFrames(SqliteStore.DEFAULT_PAGE_SIZE), gate));
     client = HttpClient.newHttpClient();
   }
 
@@ -92,13 +86,7 @@ class SqliteSettleOverHttpTest {
     http.close();
     broker.close();
     store.close();
-    store = new SqliteStore(dir.resolve("wharf.db"));
-    store.start();
-    broker = new Broker(store, MutableClock.atEpochDay(), BrokerOptions.defaults(),
-        new PrometheusMeterRegistry(PrometheusConfig.DEFAULT));
-    broker.startWithoutReapers();
-    http = WharfHttp.start(broker, new PrometheusMeterRegistry(PrometheusConfig.DEFAULT),
-        HttpSettings.defaults().withPort(0));
+    serve(new SqliteStore(dir.resolve("wharf.db")));
     JsonNode left =
         JSON.readTree(send("POST", "/v1/queues/q/receive", "{\"max\":10}").body())
             .path("messages");
@@ -127,6 +115,17 @@ class SqliteSettleOverHttpTest {
     assertThat(ready.statusCode()).isEqualTo(503);
     // Reads still answer.
     assertThat(send("GET", "/v1/queues/q", "").statusCode()).isEqualTo(200);
+  }
+
+  /** Starts {@code s} and a broker and server on it, on an ephemeral port. */
+  private void serve(SqliteStore s) {
+    store = s;
+    store.start();
+    broker = new Broker(store, MutableClock.atEpochDay(), BrokerOptions.defaults(),
+        new PrometheusMeterRegistry(PrometheusConfig.DEFAULT));
+    broker.startWithoutReapers();
+    http = WharfHttp.start(broker, new PrometheusMeterRegistry(PrometheusConfig.DEFAULT),
+        HttpSettings.defaults().withPort(0));
   }
 
   private HttpResponse<String> send(String method, String path, String body) throws Exception {
