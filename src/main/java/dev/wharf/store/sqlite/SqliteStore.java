@@ -240,19 +240,23 @@ public final class SqliteStore implements Store {
 
   @Override
   public void close() {
-    Connection guard = health != null && health.broken() != null ? walGuard() : null;
+    boolean broken = health != null && health.broken() != null;
+    Connection guard = broken ? walGuard() : null;
     if (startupCount != null) {
       startupCount.close();
     }
     if (writer != null) {
-      try {
-        // Leases held in memory outlive a clean stop: a restart honours them until they end.
-        writer.submit(tx -> {
-          tx.leases.writeBackAll(tx);
-          return null;
-        });
-      } catch (RuntimeException e) {
-        LOG.log(Level.WARNING, "leases held in memory were not written back at stop", e);
+      // Leases held in memory outlive a clean stop: a restart honours them until they end. After
+      // a failed fsync nothing is written: they end with the process, as in a crash.
+      if (!broken) {
+        try {
+          writer.submit(tx -> {
+            tx.leases.writeBackAll(tx);
+            return null;
+          });
+        } catch (RuntimeException e) {
+          LOG.log(Level.WARNING, "leases held in memory were not written back at stop", e);
+        }
       }
       writer.close();
     }
