@@ -61,6 +61,31 @@ class SqliteFullDiskTest {
     return out;
   }
 
+  /** What the writer logs while it is open; {@link #close} stops listening. */
+  private static final class WriterLog extends java.util.logging.Handler {
+    private static final java.util.logging.Logger LOG =
+        java.util.logging.Logger.getLogger(GroupCommitWriter.class.getName());
+    final List<java.util.logging.LogRecord> records =
+        new java.util.concurrent.CopyOnWriteArrayList<>();
+
+    WriterLog() {
+      LOG.addHandler(this);
+    }
+
+    @Override
+    public void publish(java.util.logging.LogRecord r) {
+      records.add(r);
+    }
+
+    @Override
+    public void flush() {}
+
+    @Override
+    public void close() {
+      LOG.removeHandler(this);
+    }
+  }
+
   /** Lets the database grow by {@code pages} more pages than it has (0: no limit, -1: none). */
   private void room(long pages) {
     store.writer().submit(tx -> {
@@ -84,22 +109,8 @@ class SqliteFullDiskTest {
   @Test
   void aFlappingDiskIsNotLoggedOverAndOver() {
     broker.publish("q", batch(10));
-    List<java.util.logging.LogRecord> logged = new java.util.concurrent.CopyOnWriteArrayList<>();
-    java.util.logging.Logger log =
-        java.util.logging.Logger.getLogger(GroupCommitWriter.class.getName());
-    java.util.logging.Handler capture = new java.util.logging.Handler() {
-      @Override
-      public void publish(java.util.logging.LogRecord r) {
-        logged.add(r);
-      }
-
-      @Override
-      public void flush() {}
-
-      @Override
-      public void close() {}
-    };
-    log.addHandler(capture);
+    WriterLog capture = new WriterLog();
+    List<java.util.logging.LogRecord> logged = capture.records;
     try {
       for (int i = 0; i < 3; i++) {
         room(-1);
@@ -109,7 +120,7 @@ class SqliteFullDiskTest {
         broker.publish("q", List.of(Publish.json("1")));
       }
     } finally {
-      log.removeHandler(capture);
+      capture.close();
     }
     assertThat(logged).extracting(java.util.logging.LogRecord::getMessage)
         .hasSize(2)
@@ -138,23 +149,8 @@ class SqliteFullDiskTest {
   void writesFailWholeWhileFullAndWorkAgainWhenThereIsRoom() {
     broker.publish("q", batch(10));
     room(4);
-    java.util.List<java.util.logging.LogRecord> logged =
-        new java.util.concurrent.CopyOnWriteArrayList<>();
-    java.util.logging.Logger log = java.util.logging.Logger.getLogger(
-        GroupCommitWriter.class.getName());
-    java.util.logging.Handler capture = new java.util.logging.Handler() {
-      @Override
-      public void publish(java.util.logging.LogRecord r) {
-        logged.add(r);
-      }
-
-      @Override
-      public void flush() {}
-
-      @Override
-      public void close() {}
-    };
-    log.addHandler(capture);
+    WriterLog capture = new WriterLog();
+    List<java.util.logging.LogRecord> logged = capture.records;
     try {
       for (int i = 0; i < 3; i++) {
         // Each fails as a whole: none of its 100 messages is stored.
@@ -173,7 +169,7 @@ class SqliteFullDiskTest {
       assertThat(logged).hasSize(2);
       assertThat(logged.get(1).getMessage()).isEqualTo("writes work again");
     } finally {
-      log.removeHandler(capture);
+      capture.close();
     }
     broker.publish("q", List.of(Publish.json("1")));
     assertThat(broker.browse("q", null, null, 0, 1000)).hasSize(111);
