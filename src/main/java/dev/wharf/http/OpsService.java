@@ -56,7 +56,8 @@ public final class OpsService {
       why = "storage is not answering";
     }
     if (why != null) {
-      throw new ApiError(503, "unavailable", why);
+      // As every other unavailable answer: a probe or a client polling readiness backs off.
+      throw new ApiError(503, "unavailable", why, "1");
     }
     Replies.send(res, 200, READY);
   }

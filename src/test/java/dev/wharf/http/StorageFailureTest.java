@@ -22,6 +22,8 @@ class StorageFailureTest {
       Reply ready = s.api.get("/readyz");
       assertThat(ready.status()).isEqualTo(503);
       assertThat(ready.code()).isEqualTo("unavailable");
+      // A probe, or a client that waits for readiness, is told when to ask again.
+      assertThat(ready.raw().headers().firstValue("Retry-After")).hasValue("1");
       assertThat(s.api.get("/healthz").status()).isEqualTo(200);
       Reply pub = s.api.post("/v1/queues/q/messages", "{\"body\": 1}");
       assertThat(pub.status()).isEqualTo(503);
