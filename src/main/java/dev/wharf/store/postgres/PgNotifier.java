@@ -41,6 +41,7 @@ final class PgNotifier implements AutoCloseable {
   private final String countedPrefix;
   private final long pollMs;
   private final Thread thread;
+  private final Runnable polled;
   private volatile boolean running = true;
   private volatile VisibleElsewhere onVisible = (q, n, later) -> {};
   private volatile Runnable onQueues = () -> {};
@@ -52,7 +53,14 @@ final class PgNotifier implements AutoCloseable {
    * @param schemaPrefix the payload prefix every node of this schema uses ({@code schema|})
    */
   PgNotifier(Supplier<Connection> connect, String prefix, String schemaPrefix, long pollMs) {
+    this(connect, prefix, schemaPrefix, pollMs, () -> {});
+  }
+
+  /** @param polled told after each poll that worked: the database answers (see PgHealth) */
+  PgNotifier(Supplier<Connection> connect, String prefix, String schemaPrefix, long pollMs,
+      Runnable polled) {
     this.connect = connect;
+    this.polled = polled;
     this.pollMs = pollMs;
     this.prefix = prefix;
     this.schemaPrefix = schemaPrefix;
@@ -126,6 +134,7 @@ final class PgNotifier implements AutoCloseable {
       long wait = nextPoll - System.currentTimeMillis();
       if (wait <= 0) {
         poll();
+        polled.run();
         backoff = 100;
         failedInARow = 0;
         nextPoll = System.currentTimeMillis() + pollMs;

@@ -29,9 +29,14 @@ final class PgReads implements AutoCloseable {
   private final HikariDataSource pool;
   /** The pool's size: a read tries at most one more connection than it holds. */
   private final int maxSize;
+  private final PgHealth health;
 
-  /** @param applicationName what its connections tell PostgreSQL, to tell them apart */
-  PgReads(PostgresSettings s, int size, String applicationName) {
+  /**
+   * @param applicationName what its connections tell PostgreSQL, to tell them apart
+   * @param health what the node knows of the database being reachable; reads add to it
+   */
+  PgReads(PostgresSettings s, int size, String applicationName, PgHealth health) {
+    this.health = health;
     HikariConfig cfg = new HikariConfig();
     cfg.setJdbcUrl(s.url());
     if (s.user() != null) {
@@ -61,17 +66,27 @@ final class PgReads implements AutoCloseable {
    * (a restart, an administrator) would fail a read that a new one answers, as writes already
    * run again on a new connection. A read changes nothing, so running it again is safe; it is
    * not run again when no connection can be had at all, which already waited the pool's timeout.
+   *
+   * <p>Nor does it wait that timeout while the database is known unreachable ({@link PgHealth}):
+   * it fails at once, as a write whose connection is refused does.
    */
   <T> T read(Read<T> r) {
     for (int tries = 1; ; tries++) {
+      String away = health.unreachable();
+      if (away != null) {
+        throw new StoreException("PostgreSQL is unreachable: " + away);
+      }
       Connection c;
       try {
         c = pool.getConnection();
       } catch (SQLException e) {
+        health.failed(e);
         throw new StoreException("read failed: " + e.getMessage(), e);
       }
       try {
-        return r.apply(c);
+        T result = r.apply(c);
+        health.reached();
+        return result;
       } catch (SQLException e) {
         if (tries > maxSize || isValid(c)) {
           throw new StoreException("read failed: " + e.getMessage(), e);

@@ -47,6 +47,7 @@ public final class PostgresStore implements Store {
   private PgReads reads;
   private PgReaperLock reaper;
   private PgNotifier notifier;
+  private final PgHealth health = new PgHealth();
 
   public PostgresStore(PostgresSettings settings) {
     this(settings, PgNotifier.POLL_MS);
@@ -83,11 +84,12 @@ public final class PostgresStore implements Store {
     int lanes = Math.max(1, Math.min(2, settings.poolSize() / 2));
     int stripeBase = ThreadLocalRandom.current().nextInt(PgCounters.STRIPES);
     try {
-      reads = new PgReads(
-          settings, Math.max(1, settings.poolSize() - lanes), applicationName() + "-reads");
+      reads = new PgReads(settings, Math.max(1, settings.poolSize() - lanes),
+          applicationName() + "-reads", health);
       writer = new PgWriter(this::connect, lanes, stripeBase, prefix, PostgresStore::mergePlain);
       reaper = new PgReaperLock(this::connect, stripeBase + lanes, prefix);
-      notifier = new PgNotifier(this::connect, prefix, schemaPrefix, pollMillis);
+      notifier =
+          new PgNotifier(this::connect, prefix, schemaPrefix, pollMillis, health::reached);
       notifier.start(queuesVersion);
     } catch (RuntimeException e) {
       close();
@@ -129,8 +131,10 @@ public final class PostgresStore implements Store {
         closeQuietly(c);
         throw e;
       }
+      health.reached();
       return c;
     } catch (SQLException e) {
+      health.failed(e);
       throw new StoreException("cannot connect to PostgreSQL: " + e.getMessage(), e);
     }
   }

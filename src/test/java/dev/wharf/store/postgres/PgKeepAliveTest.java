@@ -30,7 +30,8 @@ class PgKeepAliveTest {
   void theServerProbesEverySessionOfTheStoreTheSameWay() throws Exception {
     PostgresStore store = new PostgresStore(TestDatabase.freshSchema(2));
     store.start();
-    try (PgReads reads = new PgReads(TestDatabase.freshSchema(1), 1, "wharf-test-reads");
+    try (PgReads reads = new PgReads(TestDatabase.freshSchema(1), 1, "wharf-test-reads",
+        new PgHealth());
         Connection writer = store.connect()) {
       assertThat(keepAlives(writer)).isEqualTo("30 10 3");
       assertThat(reads.read(PgKeepAliveTest::keepAlives)).isEqualTo("30 10 3");

@@ -1,0 +1,128 @@
+package dev.wharf.testing;
+
+import java.io.IOException;
+import java.io.InputStream;
+import java.io.OutputStream;
+import java.io.UncheckedIOException;
+import java.net.InetAddress;
+import java.net.InetSocketAddress;
+import java.net.ServerSocket;
+import java.net.Socket;
+import java.util.Set;
+import java.util.concurrent.ConcurrentHashMap;
+
+/**
+ * A TCP relay on an ephemeral loopback port, for a database outage without touching the database:
+ * {@link #cut} ends every relayed connection and answers new ones by closing them at once (as a
+ * server that went away and a port nothing serves do), {@link #restore} relays again. The port
+ * stays bound throughout, so nothing else can take it meanwhile.
+ */
+public final class TcpProxy implements AutoCloseable {
+  private final ServerSocket server;
+  private final InetSocketAddress target;
+  private final Set<Socket> open = ConcurrentHashMap.newKeySet();
+  private final Thread acceptor;
+  private volatile boolean cut;
+  private volatile boolean closed;
+
+  public TcpProxy(String targetHost, int targetPort) {
+    this.target = new InetSocketAddress(targetHost, targetPort);
+    try {
+      server = new ServerSocket(0, 50, InetAddress.getLoopbackAddress());
+    } catch (IOException e) {
+      throw new UncheckedIOException(e);
+    }
+    acceptor = Thread.ofPlatform().name("tcp-proxy-accept").daemon().start(this::acceptLoop);
+  }
+
+  public int port() {
+    return server.getLocalPort();
+  }
+
+  /** The outage starts: relayed connections end, and new ones are closed as they come. */
+  public void cut() {
+    cut = true;
+    for (Socket s : open) {
+      closeQuietly(s);
+    }
+  }
+
+  /** The outage ends: new connections are relayed again. */
+  public void restore() {
+    cut = false;
+  }
+
+  private void acceptLoop() {
+    while (!closed) {
+      Socket client;
+      try {
+        client = server.accept();
+      } catch (IOException e) {
+        return;
+      }
+      if (cut) {
+        closeQuietly(client);
+        continue;
+      }
+      Socket upstream = new Socket();
+      try {
+        upstream.connect(target, 2000);
+      } catch (IOException e) {
+        closeQuietly(client);
+        closeQuietly(upstream);
+        continue;
+      }
+      open.add(client);
+      open.add(upstream);
+      if (cut) {
+        // Cut while this one connected: it must not outlive the cut.
+        closeQuietly(client);
+        closeQuietly(upstream);
+      }
+      pump(client, upstream);
+      pump(upstream, client);
+    }
+  }
+
+  private void pump(Socket from, Socket to) {
+    Thread.ofVirtual().start(() -> {
+      byte[] buf = new byte[16 * 1024];
+      try (InputStream in = from.getInputStream(); OutputStream out = to.getOutputStream()) {
+        int n;
+        while ((n = in.read(buf)) >= 0) {
+          out.write(buf, 0, n);
+        }
+      } catch (IOException ignored) {
+        // One side ended: both end.
+      } finally {
+        closeQuietly(from);
+        closeQuietly(to);
+      }
+    });
+  }
+
+  private void closeQuietly(Socket s) {
+    open.remove(s);
+    try {
+      s.close();
+    } catch (IOException ignored) {
+      // closing anyway
+    }
+  }
+
+  @Override
+  public void close() {
+    closed = true;
+    try {
+      server.close();
+    } catch (IOException ignored) {
+      // closing anyway
+    }
+    cut();
+    try {
+      acceptor.join(2000);
+    } catch (InterruptedException e) {
+      Thread.currentThread().interrupt();
+    }
+  }
+}
