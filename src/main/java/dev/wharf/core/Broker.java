@@ -65,7 +65,7 @@ public final class Broker implements AutoCloseable {
     this.clock = clock;
     this.options = options;
     this.queues = new QueueRegistry(store, this::watch);
-    this.waiters = new Waiters(options.maxWaiters());
+    this.waiters = new Waiters(options.maxWaiters(), q -> queues.find(q) != null);
     this.metrics = new BrokerMetrics(registry, q -> queues.find(q) != null);
     this.depths = new QueueDepths(store, clock);
     ScheduledThreadPoolExecutor t =
@@ -297,6 +297,11 @@ public final class Broker implements AutoCloseable {
   /** Consumers parked in a long-poll or stream wait right now, over all queues. */
   public int waitingConsumers() {
     return waiters.parkedCount();
+  }
+
+  /** Queues with a list of parked consumers, even an empty one (for tests). */
+  int queuesWithWaiterLists() {
+    return waiters.queuesWithLists();
   }
 
   /** Consumers parked on one queue right now, ready to be handed what is published to it. */

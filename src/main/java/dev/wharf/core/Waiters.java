@@ -3,19 +3,39 @@ package dev.wharf.core;
 import java.util.List;
 import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.atomic.AtomicInteger;
+import java.util.function.Predicate;
 
 /** Parked consumers of every queue, with the global bound on how many may park at once. */
 final class Waiters {
   private final ConcurrentHashMap<String, QueueWaiters> byQueue = new ConcurrentHashMap<>();
   private final AtomicInteger parked = new AtomicInteger();
   private final int limit;
+  private final Predicate<String> exists;
 
-  Waiters(int limit) {
+  /**
+   * @param exists whether a queue exists now; a deletion says so before {@link #deleted}
+   */
+  Waiters(int limit, Predicate<String> exists) {
     this.limit = limit;
+    this.exists = exists;
   }
 
+  /**
+   * The list of a queue that exists, made on first use; throws {@link
+   * BrokerException.QueueNotFound} rather than make one for a queue that does not. The check is
+   * in the map's lock for the name: a receive that found the queue there before a deletion has
+   * made its list before {@link #deleted} removes it, and one that comes after makes none that
+   * nothing would remove.
+   */
   QueueWaiters of(String queue) {
-    return byQueue.computeIfAbsent(queue, q -> new QueueWaiters());
+    return byQueue.computeIfAbsent(
+        queue,
+        q -> {
+          if (!exists.test(q)) {
+            throw new BrokerException.QueueNotFound(q);
+          }
+          return new QueueWaiters();
+        });
   }
 
   /** Wakes consumers of one queue; a no-op when nobody ever waited on it. */
@@ -87,6 +107,11 @@ final class Waiters {
     if (parked.get() >= limit) {
       throw new BrokerException.TooManyWaiters(limit);
     }
+  }
+
+  /** Queues with a list (for tests: a deleted queue must leave none). */
+  int queuesWithLists() {
+    return byQueue.size();
   }
 
   int parkedCount() {
