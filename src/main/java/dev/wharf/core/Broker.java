@@ -927,6 +927,13 @@ public final class Broker implements AutoCloseable {
     wakes.compute(
         queue,
         (q, pending) -> {
+          if (queues.find(q) == null) {
+            // Another node's delayed messages in a queue this node does not know (yet, or any
+            // more), or a publish that ran into the deletion: a timer would outlive the queue,
+            // days for a long delay. In the map's lock for the name, so a deletion either comes
+            // after this and cancels what it made, or came before and nothing is made.
+            return pending;
+          }
           if (pending != null && !pending.at.isAfter(at)) {
             // It fires first, and then schedules what comes after it; it counts from the earlier
             // of the two, so messages heard of late are among those it wakes for.
