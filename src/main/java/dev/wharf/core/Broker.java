@@ -67,7 +67,7 @@ public final class Broker implements AutoCloseable {
     this.queues = new QueueRegistry(store, this::watch);
     this.waiters = new Waiters(options.maxWaiters(), q -> queues.find(q) != null);
     this.metrics = new BrokerMetrics(registry, q -> queues.find(q) != null);
-    this.depths = new QueueDepths(store, clock);
+    this.depths = new QueueDepths(store, clock, q -> queues.find(q) != null);
     ScheduledThreadPoolExecutor t =
         new ScheduledThreadPoolExecutor(
             1, r -> Thread.ofPlatform().daemon().name("wharf-timers").unstarted(r));
@@ -297,6 +297,11 @@ public final class Broker implements AutoCloseable {
   /** Consumers parked in a long-poll or stream wait right now, over all queues. */
   public int waitingConsumers() {
     return waiters.parkedCount();
+  }
+
+  /** Queues whose depths are remembered between gauge reads (for tests). */
+  int queuesWithDepths() {
+    return depths.queuesRemembered();
   }
 
   /** Queues with a list of parked consumers, even an empty one (for tests). */

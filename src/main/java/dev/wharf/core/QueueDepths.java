@@ -5,6 +5,7 @@ import dev.wharf.store.Store;
 import java.time.InstantSource;
 import java.util.Map;
 import java.util.concurrent.ConcurrentHashMap;
+import java.util.function.Predicate;
 
 /**
  * What the depth gauges read. A queue's gauges (one per state, and the oldest ready message's
@@ -28,13 +29,16 @@ final class QueueDepths {
 
   private final Store store;
   private final InstantSource clock;
+  private final Predicate<String> exists;
   private final Map<String, Snapshot> last = new ConcurrentHashMap<>();
   private volatile long askAgainAt = System.nanoTime();
   private volatile long scrape;
 
-  QueueDepths(Store store, InstantSource clock) {
+  /** {@code exists} tells whether a queue exists now; a deletion says so before {@link #forget}. */
+  QueueDepths(Store store, InstantSource clock, Predicate<String> exists) {
     this.store = store;
     this.clock = clock;
+    this.exists = exists;
   }
 
   /** Messages of {@code queue} in {@code state} (ready, delayed, leased, expired), or NaN. */
@@ -76,9 +80,16 @@ final class QueueDepths {
     if (now - askAgainAt < 0) {
       return null;
     }
+    if (!exists.test(queue)) {
+      // A scrape that listed the queue's gauges before its deletion reads them after it.
+      return null;
+    }
     try {
       QueueCounts c = store.queueCounts(queue, clock.instant());
-      last.put(queue, new Snapshot(c, now, current));
+      Snapshot fresh = new Snapshot(c, now, current);
+      // Kept only while the queue exists, checked in the map's lock for the name: a deletion
+      // during the read would otherwise find nothing to forget, and the snapshot would stay.
+      last.compute(queue, (q, old) -> exists.test(q) ? fresh : null);
       return c;
     } catch (RuntimeException e) {
       askAgainAt = System.nanoTime() + BACKOFF_NANOS;
@@ -92,5 +103,10 @@ final class QueueDepths {
 
   void forget(String queue) {
     last.remove(queue);
+  }
+
+  /** Queues with a snapshot kept (for tests: a deleted queue must leave none). */
+  int queuesRemembered() {
+    return last.size();
   }
 }

@@ -14,6 +14,7 @@ import java.nio.file.Path;
 import java.util.List;
 import java.util.concurrent.atomic.AtomicBoolean;
 import java.util.concurrent.atomic.AtomicInteger;
+import java.util.concurrent.atomic.AtomicReference;
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.BeforeEach;
 import org.junit.jupiter.api.Test;
@@ -24,6 +25,8 @@ class QueueDepthsTest {
   private final SimpleMeterRegistry registry = new SimpleMeterRegistry();
   private final AtomicInteger reads = new AtomicInteger();
   private final AtomicBoolean down = new AtomicBoolean();
+  /** A queue to delete while its depths are being read, as a deletion during a scrape would. */
+  private final AtomicReference<String> deleteDuringRead = new AtomicReference<>();
   private SqliteStore real;
   private Broker broker;
 
@@ -37,6 +40,9 @@ class QueueDepthsTest {
             reads.incrementAndGet();
             if (down.get()) {
               throw new StoreException("storage is down", null);
+            }
+            if (args[0].equals(deleteDuringRead.getAndSet(null))) {
+              broker.deleteQueue((String) args[0]);
             }
           }
           try {
@@ -95,5 +101,27 @@ class QueueDepthsTest {
     down.set(false);
     assertThat(scrape()).allMatch(d -> d.isNaN());
     assertThat(reads.get()).isEqualTo(1);
+  }
+
+  @Test
+  void aDeletedQueuesGaugesReadLateAnswerNanAndLeaveNoSnapshot() {
+    List<Gauge> ofA = registry.find("wharf_queue_depth").tag("queue", "a").gauges().stream()
+        .toList();
+    assertThat(ofA).hasSize(4);
+    broker.scrapeStarting();
+    // Deleted while its read is under way: the snapshot that read makes is not kept.
+    deleteDuringRead.set("b");
+    registry.find("wharf_queue_depth").tag("queue", "b").gauges().forEach(Gauge::value);
+    assertThat(deleteDuringRead.get()).isNull();
+    // Deleted before a scrape that had listed its gauges reads them.
+    broker.deleteQueue("a");
+    reads.set(0);
+    assertThat(ofA).allMatch(g -> Double.isNaN(g.value()));
+    assertThat(reads.get()).isZero();
+    broker.deleteQueue("a.dlq");
+    broker.deleteQueue("b.dlq");
+    broker.deleteQueue("c");
+    broker.deleteQueue("c.dlq");
+    assertThat(broker.queuesWithDepths()).isZero();
   }
 }
