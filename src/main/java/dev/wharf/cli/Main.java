@@ -51,6 +51,9 @@ public final class Main implements Runnable {
 
   public static void main(String[] args) {
     if (args.length > 0 && args[0].equals("serve")) {
+      // Before anything else: a stop asked for while the command line and the config are read
+      // is a clean one (exit 0), not the JVM's exit 143.
+      StopSignals.install();
       // Loading what the server needs starts now, while the command line is read.
       ServerWarmup.begin();
     }

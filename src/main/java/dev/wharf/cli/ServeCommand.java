@@ -47,9 +47,15 @@ final class ServeCommand implements Runnable {
       POOL.setLevel(Level.WARNING);
     }
     // Taken before the start, which may take seconds (a WAL to recover): a stop asked for
-    // meanwhile is a clean stop once the server is up, not the JVM's exit 143.
-    CountDownLatch stopAsked = new CountDownLatch(1);
-    StopSignals.install(stopAsked);
+    // meanwhile is a clean stop once the server is up, not the JVM's exit 143. Main took it
+    // already, unless the command runs in-process.
+    CountDownLatch stopAsked = StopSignals.install();
+    if (stopAsked.getCount() == 0) {
+      // Asked to stop before it started: nothing is opened, so nothing is left half-done.
+      out.println("wharf stopped");
+      out.flush();
+      return;
+    }
     WharfApp app;
     try {
       app = WharfApp.start(cfg);

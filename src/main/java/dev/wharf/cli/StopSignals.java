@@ -18,12 +18,29 @@ final class StopSignals {
    */
   private static final long SAME_ASK_NANOS = 200_000_000L;
 
+  /** The stop the signals ask for, once they are handled; one per process. */
+  private static CountDownLatch installed;
+
   /**
-   * Counts {@code stopAsked} down on the first of the two signals; a second one while the server
-   * stops ends the process at once, as an operator pressing Ctrl-C again means. When the JVM
-   * keeps the signals for itself ({@code -Xrs}) its shutdown hooks stop the server instead.
+   * Handles the signals from here on, and returns the latch they count down; later calls return
+   * the same one, so a signal that came before the server's start is still a stop asked for.
+   * {@link Main#main} calls it first thing for {@code wharf serve}: a signal before it (the JVM's
+   * own start, tens of milliseconds) still ends the process as the JVM does, exit 143, but
+   * nothing is open yet then, so nothing is half-written.
+   *
+   * <p>A second signal while the server stops ends the process at once, as an operator pressing
+   * Ctrl-C again means. When the JVM keeps the signals for itself ({@code -Xrs}) its shutdown
+   * hooks stop the server instead.
    */
-  static void install(CountDownLatch stopAsked) {
+  static synchronized CountDownLatch install() {
+    if (installed == null) {
+      installed = new CountDownLatch(1);
+      handle(installed);
+    }
+    return installed;
+  }
+
+  private static void handle(CountDownLatch stopAsked) {
     AtomicLong firstAt = new AtomicLong();
     try {
       for (String name : new String[] {"TERM", "INT"}) {

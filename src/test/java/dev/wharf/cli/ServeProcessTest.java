@@ -2,6 +2,8 @@ package dev.wharf.cli;
 
 import static org.assertj.core.api.Assertions.assertThat;
 
+import java.io.IOException;
+import java.io.OutputStream;
 import java.net.URI;
 import java.net.http.HttpClient;
 import java.net.http.HttpRequest;
@@ -10,6 +12,7 @@ import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.util.List;
+import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.TimeUnit;
 import java.util.regex.Matcher;
 import java.util.regex.Pattern;
@@ -73,6 +76,54 @@ class ServeProcessTest {
     // What config check warns of is said at the start too.
     assertThat(lines.get(1)).startsWith("wharf: warning: require_tokens without an admin token");
     assertThat(lines.get(2)).isEqualTo("wharf stopped");
+  }
+
+  /**
+   * A SIGTERM while the config is still being read (the first moments of the process) is a stop
+   * asked for like any other: exit 0, and the server is not started at all. The config is a named
+   * pipe, so the child is held in the read for as long as the test needs.
+   */
+  @Test
+  void aStopAskedWhileTheConfigIsReadExitsZeroWithoutStarting() throws Exception {
+    Path config = dir.resolve("wharf.yaml");
+    assertThat(new ProcessBuilder("mkfifo", config.toString()).start().waitFor()).isZero();
+    Path db = dir.resolve("wharf.db");
+    Path output = dir.resolve("output.txt");
+    String cp =
+        System.getProperty("surefire.test.class.path", System.getProperty("java.class.path"));
+    child = new ProcessBuilder(
+        Path.of(System.getProperty("java.home"), "bin", "java").toString(),
+        "--enable-native-access=ALL-UNNAMED", "-Xmx256m", "-XX:+UseSerialGC", "-cp", cp,
+        "dev.wharf.cli.Main", "serve", "-c", config.toString())
+        .redirectErrorStream(true)
+        .redirectOutput(output.toFile())
+        .start();
+    // Opening the pipe to write returns once the child has opened it to read: it is reading its
+    // config. On a daemon thread, so that a child that never gets there fails the test, bounded.
+    CompletableFuture<OutputStream> writer = new CompletableFuture<>();
+    Thread.ofPlatform().daemon().start(() -> {
+      try {
+        writer.complete(Files.newOutputStream(config));
+      } catch (IOException e) {
+        writer.completeExceptionally(e);
+      }
+    });
+    try (OutputStream w = writer.get(60, TimeUnit.SECONDS)) {
+      String pid = String.valueOf(child.pid());
+      assertThat(new ProcessBuilder("kill", "-TERM", pid).start().waitFor()).isZero();
+      // Left to the JVM, the signal ends the process here, with 143.
+      assertThat(child.waitFor(1, TimeUnit.SECONDS))
+          .as("exited on the signal while reading its config: " + Files.readString(output))
+          .isFalse();
+      w.write("""
+          server: {host: 127.0.0.1, port: 0}
+          storage: {kind: sqlite, path: "%s"}
+          """.formatted(db.toString().replace("\\", "/")).getBytes(StandardCharsets.UTF_8));
+    }
+    assertThat(child.waitFor(30, TimeUnit.SECONDS)).isTrue();
+    assertThat(child.exitValue()).as(Files.readString(output)).isZero();
+    assertThat(Files.readAllLines(output, StandardCharsets.UTF_8)).containsExactly("wharf stopped");
+    assertThat(db).as("nothing was opened").doesNotExist();
   }
 
   /**
