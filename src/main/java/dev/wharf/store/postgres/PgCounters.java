@@ -87,6 +87,11 @@ final class PgCounters {
       changes.keySet().removeIf(c -> c.queue().equals(queue));
     }
 
+    /** Drops the changes to a queue's cells for messages that came from {@code origin}. */
+    void forget(String queue, String origin) {
+      changes.keySet().removeIf(c -> c.queue().equals(queue) && c.origin().equals(origin));
+    }
+
     void flush(PgTx tx) throws SQLException {
       List<Cell> cells = new ArrayList<>();
       changes.forEach((cell, n) -> {

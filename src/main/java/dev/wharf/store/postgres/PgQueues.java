@@ -100,7 +100,33 @@ final class PgQueues {
         total += rs.getLong(3);
       }
     }
+    forgetDeletedOrigins(tx, queue);
     return total;
+  }
+
+  /**
+   * Drops the cells a dead-letter queue keeps for origin queues deleted while it held their
+   * messages: their deletion kept the cells for those messages, and once they are gone too the
+   * cells would sum to zero for as long as the DLQ exists, one row per stripe and state, read by
+   * every node's poll. None of them can be written again: messages of a queue that does not
+   * exist come into the DLQ no more, and those still in it (come in after the purge's snapshot)
+   * keep their origin's cells.
+   */
+  private static void forgetDeletedOrigins(PgTx tx, String queue) throws SQLException {
+    PreparedStatement ps =
+        tx.prepare(
+            "DELETE FROM counters c WHERE c.queue = ? AND c.origin <> ''"
+                + " AND NOT EXISTS (SELECT 1 FROM queues q WHERE q.name = c.origin)"
+                + " AND NOT EXISTS (SELECT 1 FROM messages m"
+                + " WHERE m.queue = c.queue AND m.original_queue = c.origin)"
+                + " RETURNING c.origin");
+    ps.setString(1, queue);
+    try (ResultSet rs = ps.executeQuery()) {
+      while (rs.next()) {
+        // The purge's decrements of the cells just deleted would write them again, negative.
+        tx.delta.forget(queue, rs.getString(1));
+      }
+    }
   }
 
   static boolean deleteMessage(PgTx tx, String queue, String id) throws SQLException {

@@ -87,6 +87,44 @@ class PgDeletedQueueCountersTest {
     assertThat(store.queueCounts("dlq", clock.instant()).ready()).isEqualTo(1);
   }
 
+  @Test
+  void purgingADeadLetterQueueRemovesTheCellsOfOriginsDeletedMeanwhile() {
+    broker.putQueue("dlq", QueueSettingsPatch.EMPTY);
+    QueueSettingsPatch toDlq =
+        new QueueSettingsPatch(null, null, null, Optional.of("dlq"), null, null, null);
+    for (String q : List.of("q", "r", "s")) {
+      broker.putQueue(q, toDlq);
+      broker.publish(q, List.of(Publish.json("1")));
+      broker.settle().dead(q, List.of(one(q)), "bad");
+    }
+    // Deleted while the DLQ holds their messages: their cells there stay, counting them.
+    broker.deleteQueue("q");
+    broker.deleteQueue("r");
+    assertThat(counterRows("origin IN ('q', 'r')")).isPositive();
+
+    assertThat(broker.purge("dlq")).isEqualTo(3);
+    assertThat(counterRows("origin IN ('q', 'r')")).isZero();
+    assertThat(store.queueCounts("dlq", clock.instant()).ready()).isZero();
+    assertThat(store.deadCount("dlq", "s")).isZero();
+
+    // s still exists: what it sends the DLQ next is counted as before.
+    broker.publish("s", List.of(Publish.json("2")));
+    broker.settle().dead("s", List.of(one("s")), "bad");
+    assertThat(store.deadCount("dlq", "s")).isEqualTo(1);
+    assertThat(store.queueCounts("dlq", clock.instant()).ready()).isEqualTo(1);
+  }
+
+  @Test
+  void aPurgedQueueDeletedAfterLeavesNoCounterRows() {
+    broker.putQueue("q", QueueSettingsPatch.EMPTY);
+    broker.publish("q", List.of(Publish.json("1"), Publish.json("2")));
+    broker.receive("q", 1, Duration.ZERO, null);
+    assertThat(broker.purge("q")).isEqualTo(2);
+    assertThat(store.queueCounts("q", clock.instant()).depth()).isZero();
+    broker.deleteQueue("q");
+    assertThat(counterRows("queue = 'q' OR origin = 'q'")).isZero();
+  }
+
   private String one(String queue) {
     return broker.receive(queue, 1, Duration.ZERO, null).get(0).leaseId();
   }
