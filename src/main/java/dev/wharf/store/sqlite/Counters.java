@@ -7,6 +7,7 @@ import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.CompletionException;
 import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.atomic.LongAdder;
+import java.util.function.Function;
 
 /**
  * Message counts kept in memory so depth never needs {@code COUNT(*)}: per queue and state, and per
@@ -20,7 +21,7 @@ import java.util.concurrent.atomic.LongAdder;
  */
 final class Counters {
   static final int STATES = 3;
-  private final ConcurrentHashMap<String, LongAdder[]> byQueue = new ConcurrentHashMap<>();
+  private final ConcurrentHashMap<String, Row> byQueue = new ConcurrentHashMap<>();
   private final ConcurrentHashMap<String, LongAdder> deadByOrigin = new ConcurrentHashMap<>();
   private final CompletableFuture<Void> counted = new CompletableFuture<>();
 
@@ -64,16 +65,33 @@ final class Counters {
   }
 
   long get(String queue, int state) {
-    LongAdder[] a = byQueue.get(queue);
-    return a == null ? 0 : Math.max(0, a[state].sum());
+    Row r = byQueue.get(queue);
+    return r == null ? 0 : Math.max(0, r.counts[state]);
+  }
+
+  /**
+   * A queue's counts of every state at one moment: each batch's changes to a queue come in at
+   * once, so a move between states (a claim, a nack) is never seen half-way, counted twice or
+   * not at all.
+   */
+  long[] states(String queue) {
+    Row r = byQueue.get(queue);
+    long[] out = new long[STATES];
+    if (r != null) {
+      long[] c = r.counts;
+      for (int i = 0; i < STATES; i++) {
+        out[i] = Math.max(0, c[i]);
+      }
+    }
+    return out;
   }
 
   /** Every message counted, of every queue and state. */
   long total() {
     long sum = 0;
-    for (LongAdder[] row : byQueue.values()) {
-      for (LongAdder a : row) {
-        sum += Math.max(0, a.sum());
+    for (Row row : byQueue.values()) {
+      for (long n : row.counts) {
+        sum += Math.max(0, n);
       }
     }
     return sum;
@@ -97,19 +115,36 @@ final class Counters {
   }
 
   void addState(String queue, int state, long n) {
-    byQueue.computeIfAbsent(queue, q -> newRow())[state].add(n);
+    long[] d = new long[STATES];
+    d[state] = n;
+    addStates(queue, d);
+  }
+
+  /** Adds to every state of a queue at once. */
+  void addStates(String queue, long[] byState) {
+    byQueue.computeIfAbsent(queue, NEW_ROW).add(byState);
   }
 
   void addDead(String dlq, String origin, long n) {
     deadByOrigin.computeIfAbsent(key(dlq, origin), k -> new LongAdder()).add(n);
   }
 
-  private static LongAdder[] newRow() {
-    LongAdder[] a = new LongAdder[STATES];
-    for (int i = 0; i < STATES; i++) {
-      a[i] = new LongAdder();
+  private static final Function<String, Row> NEW_ROW = q -> new Row();
+
+  /**
+   * One queue's counts. Replaced whole on each change, under the row's lock (the writer's, and
+   * the count at start's): a reader takes them all in one read, without a lock.
+   */
+  private static final class Row {
+    private volatile long[] counts = new long[STATES];
+
+    synchronized void add(long[] byState) {
+      long[] next = counts.clone();
+      for (int i = 0; i < STATES; i++) {
+        next[i] += byState[i];
+      }
+      counts = next;
     }
-    return a;
   }
 
   private static String key(String dlq, String origin) {
@@ -133,19 +168,20 @@ final class Counters {
     }
 
     /**
-     * One addition per queue and state, so a reader never sees a state half-way through a batch
-     * (moves between origins of one state would otherwise pass through a lower count).
+     * One addition per queue, of all its states, so a reader never sees a queue half-way through
+     * a batch (a move between states, or between origins of one state, would otherwise pass
+     * through counts that never were).
      */
     void applyTo(Counters c) {
-      Map<Cell, Long> byState = new HashMap<>();
+      Map<String, long[]> byQueue = new HashMap<>();
       changes.forEach(
           (cell, n) -> {
-            byState.merge(new Cell(cell.queue(), cell.state(), null), n, Long::sum);
+            byQueue.computeIfAbsent(cell.queue(), q -> new long[STATES])[cell.state()] += n;
             if (cell.origin() != null) {
               c.addDead(cell.queue(), cell.origin(), n);
             }
           });
-      byState.forEach((cell, n) -> c.addState(cell.queue(), cell.state(), n));
+      byQueue.forEach(c::addStates);
     }
   }
 }

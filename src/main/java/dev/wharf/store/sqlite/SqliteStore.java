@@ -804,9 +804,10 @@ public final class SqliteStore implements Store {
   @Override
   public QueueCounts queueCounts(String queue, Instant now) {
     counters.awaitCounted();
-    long readyTotal = counters.get(queue, MessageState.READY.code());
-    long leased = counters.get(queue, MessageState.LEASED.code());
-    long expired = counters.get(queue, MessageState.EXPIRED.code());
+    long[] states = counters.states(queue);
+    long readyTotal = states[MessageState.READY.code()];
+    long leased = states[MessageState.LEASED.code()];
+    long expired = states[MessageState.EXPIRED.code()];
     if (readyTotal == 0) {
       return new QueueCounts(0, 0, leased, expired, null);
     }
@@ -843,8 +844,10 @@ public final class SqliteStore implements Store {
           }
         }
       }
-      long ready = Math.max(0, readyTotal - delayed);
-      return new QueueCounts(ready, delayed, leased, expired, readySince);
+      // The delayed count is read from the rows a moment after the counters: claims and
+      // deletions since may leave it above the ready total, which it is a part of.
+      delayed = Math.min(delayed, readyTotal);
+      return new QueueCounts(readyTotal - delayed, delayed, leased, expired, readySince);
     });
   }
 
