@@ -7,12 +7,18 @@ import dev.wharf.store.LeaseOutcome.Outcome;
  * (its first answer was lost) is told it succeeded instead of getting a conflict. Which settles
  * count as repeats is {@link Settlements}'s rule.
  *
- * <p>Memory is fixed: a direct-mapped table keyed by a 64-bit hash of the lease id. Under a load so
- * high that a slot is reused within the window, an old entry is forgotten and its repeat gets the
- * honest "not found".
+ * <p>Memory is fixed: a table keyed by a 64-bit hash of the lease id, in sets of {@link #WAYS}
+ * slots. A new entry takes its set's oldest slot, so a lease is forgotten only once that many
+ * newer ones have come into its set: a repeat sent at once, as a consumer whose answer was lost
+ * sends it, is recognised whatever the load, where one slot a set would lose it to the first
+ * newer lease on that slot. Under a load so high that a set fills within the window, the oldest entry is forgotten and its
+ * repeat gets the honest "not found".
  */
 final class RecentSettlements {
   private static final int SLOTS = 1 << 18;
+  /** Slots of a set, side by side in the arrays: one or two cache lines a lookup. */
+  static final int WAYS = 4;
+  private static final int SETS = SLOTS / WAYS;
   private static final int STRIPES = 64;
   private final long[] hashes = new long[SLOTS];
   private final long[] stamps = new long[SLOTS];
@@ -29,8 +35,21 @@ final class RecentSettlements {
   /** A lease's outcome, remembered for the queue whose route settled it and for no other. */
   void remember(String queue, String leaseId, Outcome outcome, long nowMillis) {
     long h = hash(queue, leaseId);
-    int slot = (int) (h & (SLOTS - 1));
-    synchronized (locks[slot & (STRIPES - 1)]) {
+    int set = set(h);
+    int first = set * WAYS;
+    synchronized (locks[set & (STRIPES - 1)]) {
+      // The lease's own slot when it is there (a settle remembered again), else the oldest; an
+      // empty slot's stamp is 0, older than any.
+      int slot = first;
+      for (int i = first; i < first + WAYS; i++) {
+        if (hashes[i] == h) {
+          slot = i;
+          break;
+        }
+        if (stamps[i] >>> 8 < stamps[slot] >>> 8) {
+          slot = i;
+        }
+      }
       hashes[slot] = h;
       stamps[slot] = (nowMillis << 8) | outcome.ordinal();
     }
@@ -39,18 +58,30 @@ final class RecentSettlements {
   /** The outcome a lease was settled with on this queue within the window, or null. */
   Outcome recall(String queue, String leaseId, long nowMillis) {
     long h = hash(queue, leaseId);
-    int slot = (int) (h & (SLOTS - 1));
-    long stamp;
-    synchronized (locks[slot & (STRIPES - 1)]) {
-      if (hashes[slot] != h) {
-        return null;
+    int set = set(h);
+    int first = set * WAYS;
+    long stamp = -1;
+    synchronized (locks[set & (STRIPES - 1)]) {
+      for (int i = first; i < first + WAYS; i++) {
+        if (hashes[i] == h) {
+          stamp = stamps[i];
+          break;
+        }
       }
-      stamp = stamps[slot];
     }
-    if (nowMillis - (stamp >>> 8) > windowMillis) {
+    if (stamp < 0 || nowMillis - (stamp >>> 8) > windowMillis) {
       return null;
     }
     return Outcome.values()[(int) (stamp & 0xff)];
+  }
+
+  /** The set a lease's hash falls in (for tests: leases that share one). */
+  static int set(String queue, String leaseId) {
+    return set(hash(queue, leaseId));
+  }
+
+  private static int set(long h) {
+    return (int) (h & (SETS - 1));
   }
 
   private static long hash(String queue, String leaseId) {
