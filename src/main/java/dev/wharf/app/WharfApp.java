@@ -68,7 +68,9 @@ public final class WharfApp implements AutoCloseable {
 
       for (QueueConfig q : inApplyOrder(config.queues().values(), broker)) {
         step = "apply queue " + q.name();
-        broker.applyConfiguredQueue(q.name(), q.settings(), q.named());
+        // On a full disk the server starts all the same, and applies the entry once there is
+        // room (see Broker#applyConfiguredQueueWhenRoom).
+        broker.applyConfiguredQueueWhenRoom(q.name(), q.settings(), q.named());
       }
 
       step = "listen on " + config.server().host() + ":" + config.server().port();
@@ -173,12 +175,20 @@ public final class WharfApp implements AutoCloseable {
         + config.queues().size()
         + " configured queue"
         + (config.queues().size() == 1 ? "" : "s")
+        + waitingForRoom()
         + ", transport "
         + http.transport().configName()
         // An admin token's variable left empty turns the token off: the line says which holds.
         + (config.auth().adminToken() == null
             ? ", management from loopback only (no admin token)"
             : ", management by admin token");
+  }
+
+  private String waitingForRoom() {
+    List<String> waiting = broker.queuesWaitingForRoom();
+    return waiting.isEmpty()
+        ? ""
+        : " (" + String.join(", ", waiting) + " applied once the disk has room; /readyz says so)";
   }
 
   private String storageForDisplay() {

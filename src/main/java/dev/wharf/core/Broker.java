@@ -13,6 +13,7 @@ import dev.wharf.store.PublishResult;
 import dev.wharf.store.PublishedAndClaimed;
 import dev.wharf.store.QueueCounts;
 import dev.wharf.store.QueueGone;
+import dev.wharf.store.StorageFull;
 import dev.wharf.store.RedriveRequest;
 import dev.wharf.store.Redriven;
 import dev.wharf.store.Store;
@@ -59,6 +60,10 @@ public final class Broker implements AutoCloseable {
   private final ScheduledExecutorService timers;
   /** Set once by {@link #stopWaiting()}: from then on no receive waits. */
   private volatile boolean stopping;
+  /** Config entries not applied for lack of room on the disk, in the order they apply. */
+  private final java.util.ArrayDeque<ConfiguredQueue> waitingForRoom = new java.util.ArrayDeque<>();
+  /** The task applying {@link #waitingForRoom}, while it holds any; guarded by it. */
+  private java.util.concurrent.ScheduledFuture<?> roomRetry;
 
   public Broker(Store store, InstantSource clock, BrokerOptions options, MeterRegistry registry) {
     this.store = store;
@@ -254,6 +259,85 @@ public final class Broker implements AutoCloseable {
   }
 
   /**
+   * Applies a config entry as {@link #applyConfiguredQueue} does or, when the disk has no room for
+   * the write it needs, keeps it and applies it once there is room: a server that stays up on a
+   * full disk still answers reads and lets an operator purge through the API to make room, where
+   * one that exits would be restarted into the same failure over and over. Until every entry kept
+   * is applied, {@link #unready} names them. Entries keep their order: one after an entry kept
+   * waits too if it needs a write, since it may name the queue kept as its dead-letter queue.
+   *
+   * @return whether the entry is in force now
+   */
+  public boolean applyConfiguredQueueWhenRoom(
+      String queue, QueueSettings settings, QueueSettingsPatch named) {
+    synchronized (waitingForRoom) {
+      boolean unchanged =
+          queues.find(queue) != null && configHash(named).equals(queues.configHash(queue));
+      if (waitingForRoom.isEmpty() || unchanged) {
+        try {
+          applyConfiguredQueue(queue, settings, named);
+          return true;
+        } catch (StoreException e) {
+          if (!StorageFull.in(e)) {
+            throw e;
+          }
+          LOG.warning("the disk is full: queue " + queue + " from the config file is applied once"
+              + " there is room; /readyz answers 503 until then ("
+              + StoreException.firstLine(e.getMessage()) + ")");
+        }
+      }
+      waitingForRoom.add(new ConfiguredQueue(queue, settings, named));
+      if (roomRetry == null) {
+        try {
+          roomRetry = timers.scheduleWithFixedDelay(
+              this::applyQueuesWaitingForRoom, 1, 1, TimeUnit.SECONDS);
+        } catch (java.util.concurrent.RejectedExecutionException closed) {
+          // Closing: nothing is applied any more.
+        }
+      }
+      return false;
+    }
+  }
+
+  /**
+   * Applies, in order, the config entries kept for lack of room, up to the first that still finds
+   * none. Runs every second while any is kept.
+   */
+  public void applyQueuesWaitingForRoom() {
+    synchronized (waitingForRoom) {
+      while (!waitingForRoom.isEmpty()) {
+        ConfiguredQueue q = waitingForRoom.getFirst();
+        try {
+          applyConfiguredQueue(q.queue(), q.settings(), q.named());
+        } catch (StoreException e) {
+          // Still no room, or another storage failure: the next round tries again.
+          return;
+        } catch (RuntimeException e) {
+          // Settings checked at start-up that no longer go with the queue's others (changed
+          // through the API since): what a start would have refused, said where it is seen.
+          LOG.log(Level.SEVERE, "queue " + q.queue() + " from the config file cannot be applied;"
+              + " fix its entry and restart", e);
+        }
+        waitingForRoom.removeFirst();
+        LOG.info("queue " + q.queue() + " from the config file is applied");
+      }
+      if (roomRetry != null) {
+        roomRetry.cancel(false);
+        roomRetry = null;
+      }
+    }
+  }
+
+  /** The names of config entries kept for lack of room, in the order they apply. */
+  public List<String> queuesWaitingForRoom() {
+    synchronized (waitingForRoom) {
+      return waitingForRoom.stream().map(ConfiguredQueue::queue).toList();
+    }
+  }
+
+  private record ConfiguredQueue(String queue, QueueSettings settings, QueueSettingsPatch named) {}
+
+  /**
    * What tells a config entry's change: a digest of the settings it names (not of the defaults
    * around them, which would hide {@code consumer_tokens: []} written out where none were named).
    */
@@ -332,7 +416,14 @@ public final class Broker implements AutoCloseable {
 
   /** Null when storage serves reads and writes; else why not (see {@link Store#unready}). */
   public String unready() {
-    return store.unready();
+    String storage = store.unready();
+    List<String> waiting = queuesWaitingForRoom();
+    if (waiting.isEmpty()) {
+      return storage;
+    }
+    String queuesWait = "queues from the config file wait for room on the disk: "
+        + String.join(", ", waiting);
+    return storage == null ? queuesWait : storage + "; " + queuesWait;
   }
 
   /** Why this process must restart before it takes writes again, or null (for liveness). */

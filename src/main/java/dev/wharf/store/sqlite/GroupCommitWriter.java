@@ -2,6 +2,7 @@ package dev.wharf.store.sqlite;
 
 import dev.wharf.store.Delivery;
 import dev.wharf.store.QueueGone;
+import dev.wharf.store.StorageFull;
 import dev.wharf.store.StoreException;
 import dev.wharf.store.WriteFuture;
 import java.sql.Connection;
@@ -661,8 +662,9 @@ final class GroupCommitWriter implements AutoCloseable {
         // Its caller answers 503; the cause belongs in the server's log.
         logFailure("write failed", e);
         health.failed(batches, String.valueOf(e.getMessage()));
+        String why = "write failed: " + e.getMessage();
         batch.get(0).done().completeExceptionally(
-            new StoreException("write failed: " + e.getMessage(), e));
+            WriteHealth.diskFull(e) ? new StorageFull(why, e) : new StoreException(why, e));
         return;
       }
       for (Pending<?> p : batch) {

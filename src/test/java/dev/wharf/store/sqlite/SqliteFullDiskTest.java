@@ -6,6 +6,7 @@ import static org.assertj.core.api.Assertions.assertThatThrownBy;
 import dev.wharf.core.Broker;
 import dev.wharf.core.BrokerException;
 import dev.wharf.core.Publish;
+import dev.wharf.core.QueueSettings;
 import dev.wharf.core.QueueSettingsPatch;
 import dev.wharf.http.HttpSettings;
 import dev.wharf.http.WharfHttp;
@@ -209,5 +210,46 @@ class SqliteFullDiskTest {
       broker.publish("q", batch(100));
       assertThat(broker.stats("q").counts().ready()).isEqualTo(110);
     }
+  }
+
+  /**
+   * Config entries that need a write on a full disk do not stop the start: they wait, in order,
+   * readiness names them, and they are applied once there is room.
+   */
+  @Test
+  void configuredQueuesWaitForRoomAndAreAppliedOnceThereIs() {
+    broker.publish("q", batch(10));
+    room(-1);
+    // Till no page of the queues' table and index has room left for one more.
+    for (int i = 0; ; i++) {
+      try {
+        broker.putQueue("new-" + i, QueueSettingsPatch.EMPTY);
+      } catch (BrokerException.Unavailable full) {
+        break;
+      }
+      assertThat(i).isLessThan(10_000);
+    }
+    QueueSettingsPatch named = QueueSettingsPatch.EMPTY;
+    assertThat(broker.applyConfiguredQueueWhenRoom("new", QueueSettings.defaultsFor("new"), named))
+        .isFalse();
+    assertThat(broker.applyConfiguredQueueWhenRoom("q", QueueSettings.defaultsFor("q"), named))
+        .isFalse();
+    assertThat(broker.queuesWaitingForRoom()).containsExactly("new", "q");
+    assertThat(broker.unready())
+        .contains("storage writes are failing")
+        .endsWith("queues from the config file wait for room on the disk: new, q");
+    assertThat(broker.queueNames()).doesNotContain("new");
+    broker.applyQueuesWaitingForRoom();
+    assertThat(broker.queuesWaitingForRoom()).containsExactly("new", "q");
+
+    room(0);
+    broker.applyQueuesWaitingForRoom();
+    assertThat(broker.queuesWaitingForRoom()).isEmpty();
+    assertThat(broker.queueNames()).contains("new", "q");
+    assertThat(broker.unready()).isNull();
+    // Applied now: an entry unchanged since needs no write, and goes in at once.
+    room(-1);
+    assertThat(broker.applyConfiguredQueueWhenRoom("new", QueueSettings.defaultsFor("new"), named))
+        .isTrue();
   }
 }
