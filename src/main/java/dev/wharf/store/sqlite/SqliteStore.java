@@ -199,8 +199,31 @@ public final class SqliteStore implements Store {
               : e instanceof java.nio.file.NoSuchFileException
                   ? "no such file: " + e.getMessage()
                   : e.getMessage();
-      throw new StoreException("cannot open " + file + ": " + why, e);
+      throw new StoreException("cannot open " + file + ": " + why + lowOnRoom(file), e);
     }
+  }
+
+  /** Below this many bytes free, a failed open says so: SQLite's error then rarely does. */
+  static final long OPEN_ROOM_BYTES = 1 << 20;
+
+  /**
+   * What to add to a failed open's reason when the disk is (nearly) full: SQLite reports the
+   * {@code -shm} file it cannot grow as an I/O error, which hides what the operator must do.
+   */
+  static String lowOnRoom(Path file) {
+    Path dir = file.toAbsolutePath().getParent();
+    try {
+      return lowOnRoom(dir, java.nio.file.Files.getFileStore(dir).getUsableSpace());
+    } catch (IOException | RuntimeException e) {
+      return "";
+    }
+  }
+
+  static String lowOnRoom(Path dir, long usableBytes) {
+    return usableBytes >= OPEN_ROOM_BYTES
+        ? ""
+        : "; the disk holding " + dir + " is full (" + usableBytes
+            + " bytes free): free space there and start again";
   }
 
   /**
