@@ -109,10 +109,20 @@ final class Checkpointer implements AutoCloseable {
   private final WriteHealth health;
 
   /** @param background whether this class's own thread runs passive passes */
+  /**
+   * @param afterPass run on this thread after each background pass that worked: upkeep that may
+   *     take a while but must not hold the writer
+   */
   Checkpointer(
-      String url, Path databaseFile, long restartFrames, boolean background, WriteHealth health)
+      String url,
+      Path databaseFile,
+      long restartFrames,
+      boolean background,
+      WriteHealth health,
+      Runnable afterPass)
       throws SQLException, IOException {
     this.health = health;
+    this.afterPass = afterPass;
     this.restartFrames = restartFrames;
     this.nextRestartNanos = System.nanoTime();
     database = FileChannel.open(databaseFile, StandardOpenOption.READ);
@@ -126,6 +136,8 @@ final class Checkpointer implements AutoCloseable {
             ? Thread.ofPlatform().name("wharf-sqlite-checkpoint").daemon().start(this::loop)
             : null;
   }
+
+  private final Runnable afterPass;
 
   /** What the pass loop waits on between passes; {@link #close} wakes it. */
   private final Object stop = new Object();
@@ -147,6 +159,7 @@ final class Checkpointer implements AutoCloseable {
           return;
         }
         passOnce();
+        afterPass.run();
         failing = false;
       } catch (InterruptedException e) {
         return;
@@ -230,8 +243,17 @@ final class Checkpointer implements AutoCloseable {
    * the WAL over.
    */
   void restartIfLarge(Connection writer) throws SQLException {
+    restart(writer, false);
+  }
+
+  /**
+   * As {@link #restartIfLarge}, but for any size of WAL when {@code makingRoom}: on a full disk
+   * a purge's chunks would each append to a WAL that never starts over, and run out of the room
+   * given to them, where a WAL started over takes the next chunk's pages in room it already has.
+   */
+  void restart(Connection writer, boolean makingRoom) throws SQLException {
     if (health.broken() != null
-        || walFrames <= restartFrames
+        || (!makingRoom && walFrames <= restartFrames)
         || System.nanoTime() - nextRestartNanos < 0
         || !running.tryLock()) {
       return;
@@ -245,6 +267,10 @@ final class Checkpointer implements AutoCloseable {
           frames = checkpoint(writer, "RESTART");
         } catch (SQLException e) {
           brokeIfSync(e);
+          if (makingRoom && WriteHealth.diskFull(e)) {
+            // No room for the pages it would copy: the deletion's next chunk tries on its own.
+            return;
+          }
           throw e;
         }
         restartNanos += System.nanoTime() - began;

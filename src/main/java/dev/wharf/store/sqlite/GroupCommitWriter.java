@@ -197,7 +197,8 @@ final class GroupCommitWriter implements AutoCloseable {
       CompletableFuture<T> done,
       Answer answer,
       Grouped<?, T> grouped,
-      long submittedNanos) {
+      long submittedNanos,
+      boolean freesRoom) {
     boolean claim() {
       return answer == Answer.CLAIM;
     }
@@ -232,6 +233,13 @@ final class GroupCommitWriter implements AutoCloseable {
 
   /** Whether writes are failing now, for readiness. */
   private final WriteHealth health;
+  /** Room given up for an operator's deletion on a full disk. */
+  private final RoomReserve reserve;
+  /** Operator's deletions under way ({@link #makingRoom}). */
+  private final java.util.concurrent.atomic.AtomicInteger deletions =
+      new java.util.concurrent.atomic.AtomicInteger();
+  /** Whether the room kept was given up to the deletions under way, which alone may use it. */
+  private volatile boolean roomGivenUp;
   /**
    * Seqs replaced by key in batches not yet covered by an fsync, each with the number of the last
    * batch that replaced it: an fsync clears only the marks of the batches it covers.
@@ -269,9 +277,12 @@ final class GroupCommitWriter implements AutoCloseable {
     void sync() throws java.io.IOException;
   }
 
-  /** Upkeep the writer runs on its own connection after a commit, with no transaction open. */
+  /**
+   * Upkeep the writer runs on its own connection after a commit, with no transaction open;
+   * {@code makingRoom} while only an operator's deletions may write ({@link #makingRoom}).
+   */
   interface BetweenBatches {
-    void run(Connection conn) throws SQLException;
+    void run(Connection conn, boolean makingRoom) throws SQLException;
   }
 
   /**
@@ -285,9 +296,11 @@ final class GroupCommitWriter implements AutoCloseable {
       BetweenBatches betweenBatches,
       MemoryLeases leases,
       long nextSeq,
-      WriteHealth health)
+      WriteHealth health,
+      RoomReserve reserve)
       throws SQLException {
     this.health = health;
+    this.reserve = reserve;
     this.seqsReservedUpTo = nextSeq - 1;
     this.conn = conn;
     this.db = conn.unwrap(org.sqlite.SQLiteConnection.class).getDatabase();
@@ -447,6 +460,43 @@ final class GroupCommitWriter implements AutoCloseable {
     return submit(op, Answer.DURABLE);
   }
 
+  /**
+   * Like {@link #submit(Op)} for an operator's deletion (a purge's chunk, a message's or a queue's
+   * deletion): if it fails for lack of room on the disk, the room kept for it ({@link
+   * RoomReserve}) is given up and it runs once more, alone, before any other write can take that
+   * room.
+   */
+  <T> T submitFreeingRoom(Op<T> op) {
+    if (deletions.get() <= 0) {
+      throw new IllegalStateException("a deletion that frees room runs in makingRoom");
+    }
+    refuseOwnThreads();
+    return join(enqueue(op, null, Answer.DURABLE, true));
+  }
+
+  /**
+   * Runs an operator's deletion, whose writes go through {@link #submitFreeingRoom}. Once one of
+   * them has been given the room kept, every other write is refused (as on a full disk) until no
+   * such deletion is under way: a purge runs a transaction per chunk, and publishes retried in
+   * between would otherwise take the room its next chunks need, and leave it cut short on a disk
+   * full again. Once it is done, what it deleted is room inside the database for new messages.
+   */
+  <T> T makingRoom(java.util.function.Supplier<T> deletion) {
+    deletions.incrementAndGet();
+    try {
+      return deletion.get();
+    } finally {
+      if (deletions.decrementAndGet() == 0) {
+        roomGivenUp = false;
+      }
+    }
+  }
+
+  /** Whether writes but an operator's deletions are refused now: see {@link #makingRoom}. */
+  private boolean roomKeptForDeletions() {
+    return roomGivenUp && deletions.get() > 0;
+  }
+
   /** Runs an operation in the next group commit and returns its result when {@code answer} says. */
   <T> T submit(Op<T> op, Answer answer) {
     if (Thread.currentThread() == thread && applying) {
@@ -493,13 +543,18 @@ final class GroupCommitWriter implements AutoCloseable {
   }
 
   private <T> CompletableFuture<T> enqueue(Op<T> op, Grouped<?, T> grouped, Answer answer) {
+    return enqueue(op, grouped, answer, false);
+  }
+
+  private <T> CompletableFuture<T> enqueue(
+      Op<T> op, Grouped<?, T> grouped, Answer answer, boolean freesRoom) {
     CompletableFuture<T> done = new WriteFuture<>(t -> t == thread || t == syncer);
     String broken = health.broken();
     if (!running || broken != null) {
       done.completeExceptionally(new StoreException(running ? broken : "store is closed"));
       return done;
     }
-    Pending<T> pending = new Pending<>(op, done, answer, grouped, System.nanoTime());
+    Pending<T> pending = new Pending<>(op, done, answer, grouped, System.nanoTime(), freesRoom);
     queue.add(pending);
     if (!running && queue.remove(pending)) {
       // Closed between the check and the add: the loop may have failed what it found already.
@@ -541,9 +596,12 @@ final class GroupCommitWriter implements AutoCloseable {
           queue.drainTo(batch, MAX_BATCH - 1);
           stages.queued().accept(began - first.submittedNanos());
         }
+        if (roomKeptForDeletions() && refuseAllButDeletions(batch)) {
+          continue;
+        }
         runBatch(batch);
         stages.ran().accept(System.nanoTime() - began);
-        betweenBatches.run(conn);
+        betweenBatches.run(conn, roomKeptForDeletions());
       } catch (InterruptedException e) {
         break;
       } catch (SQLException e) {
@@ -583,6 +641,26 @@ final class GroupCommitWriter implements AutoCloseable {
         : wroteBackLast ? queue.poll() : null;
     wroteBackLast = next == null;
     return next;
+  }
+
+  /**
+   * Fails every operation of the batch but the operator's deletions, and returns whether none is
+   * left to run. A lease write-back (an empty batch) waits as well.
+   */
+  private boolean refuseAllButDeletions(List<Pending<?>> batch) {
+    if (batch.isEmpty()) {
+      writeBackRetryAt = System.nanoTime() + WRITE_BACK_RETRY_NANOS;
+      return true;
+    }
+    for (Iterator<Pending<?>> it = batch.iterator(); it.hasNext(); ) {
+      Pending<?> p = it.next();
+      if (!p.freesRoom()) {
+        p.done().completeExceptionally(new StorageFull("write failed: the disk is full; its last"
+            + " room goes to a purge or delete under way", null));
+        it.remove();
+      }
+    }
+    return batch.isEmpty();
   }
 
   private void runBatch(List<Pending<?>> batch) {
@@ -656,6 +734,14 @@ final class GroupCommitWriter implements AutoCloseable {
       if (batch.size() == 1 && e instanceof QueueGone gone) {
         // The caller's own answer (the queue is not there), not a failure of the store.
         batch.get(0).done().completeExceptionally(gone);
+        return;
+      }
+      if (batch.size() == 1 && batch.get(0).freesRoom() && WriteHealth.diskFull(e)
+          && reserve.release(conn)) {
+        roomGivenUp = true;
+        LOG.warning("the disk is full: deleted " + reserve.file() + " to let a purge or delete"
+            + " make room; it is made again once the disk has room for it");
+        runBatch(batch);
         return;
       }
       if (batch.size() == 1) {

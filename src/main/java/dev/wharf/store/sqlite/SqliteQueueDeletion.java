@@ -21,11 +21,11 @@ final class SqliteQueueDeletion {
     long deleted = 0;
     int n;
     do {
-      n = writer.submit(tx -> deleteReady(tx, queue, upTo, chunk));
+      n = writer.submitFreeingRoom(tx -> deleteReady(tx, queue, upTo, chunk));
       deleted += n;
     } while (n == chunk);
     do {
-      n = writer.submit(tx -> deleteNotReady(tx, queue, upTo, chunk));
+      n = writer.submitFreeingRoom(tx -> deleteNotReady(tx, queue, upTo, chunk));
       deleted += n;
     } while (n == chunk);
     return deleted;

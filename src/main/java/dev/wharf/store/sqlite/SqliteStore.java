@@ -101,6 +101,8 @@ public final class SqliteStore implements Store {
   private final AtomicBoolean probingWrites = new AtomicBoolean();
   /** False only in tests that place every passive checkpoint themselves ({@link #checkpointNow}). */
   private boolean checkpointInBackground = true;
+  /** Room kept for an operator's deletions on a full disk ({@link RoomReserve}). */
+  private RoomReserve reserve;
 
   public SqliteStore(Path file) {
     this(file, DEFAULT_PAGE_SIZE);
@@ -168,13 +170,18 @@ public final class SqliteStore implements Store {
       Path walFile = Path.of(db + "-wal");
       wal = FileChannel.open(walFile, StandardOpenOption.WRITE);
       health = new WriteHealth();
+      if (reserve == null) {
+        reserve = new RoomReserve(db, RoomReserve.DEFAULT_BYTES);
+      }
+      keepRoom();
       checkpointer =
           new Checkpointer(
               url,
               db,
               walRestartFrames > 0 ? walRestartFrames : Checkpointer.restartFrames(pageSizeInUse),
               checkpointInBackground,
-              health);
+              health,
+              this::keepRoom);
       memoryLeases = new MemoryLeases(leaseWriteBackAge);
       writer =
           new GroupCommitWriter(
@@ -184,10 +191,11 @@ public final class SqliteStore implements Store {
                 beforeSync.sync();
                 wal.force(false);
               },
-              checkpointer::restartIfLarge,
+              checkpointer::restart,
               memoryLeases,
               GroupCommitWriter.firstSeq(writeConn),
-              health);
+              health,
+              reserve);
       reads = new ReadPool(url, 4);
       startupCount.startCounting(counters, countGate);
     } catch (SQLException | IOException e) {
@@ -359,6 +367,18 @@ public final class SqliteStore implements Store {
    * Before {@link #start}: no passive checkpoint runs but those {@link #checkpointNow} asks for, so a
    * test decides exactly where they land.
    */
+  /** Tests only: the room kept for an operator's deletions on a full disk. */
+  void keepRoomWith(RoomReserve reserve) {
+    this.reserve = reserve;
+  }
+
+  /** Makes the room kept for deletions on a full disk, when it is missing and there is room. */
+  private void keepRoom() {
+    if (!reserve.held() && reserve.ensure()) {
+      LOG.info("keeping " + reserve.file() + " to let a purge or delete run on a full disk");
+    }
+  }
+
   void checkpointOnlyWhenAsked() {
     checkpointInBackground = false;
   }
@@ -621,8 +641,12 @@ public final class SqliteStore implements Store {
     // million never holds the one writer, and every other queue's publishes, for seconds.
     // The last transaction only sweeps what came meanwhile: 200,000 leased in it held the writer
     // for 0.7 s.
+    return writer.makingRoom(() -> deleteQueue(name));
+  }
+
+  private boolean deleteQueue(String name) {
     SqliteQueueDeletion.inChunks(writer, name, Long.MAX_VALUE, DELETE_CHUNK);
-    boolean existed = writer.submit(tx -> {
+    boolean existed = writer.submitFreeingRoom(tx -> {
       // From this transaction on the queue takes no writes: what was published into it until
       // now is swept here, what comes later is refused instead of left behind.
       tx.queueDeleted(name);
@@ -737,13 +761,15 @@ public final class SqliteStore implements Store {
     // every other queue's publishes, for seconds, and a statement by queue alone scanned the whole
     // table even for an empty queue. What is purged is what was published before the purge began:
     // publishes that keep coming cannot keep it going.
-    long upTo = writer.submit(tx -> tx.nextSeq() - 1);
-    return SqliteQueueDeletion.inChunks(writer, queue, upTo, DELETE_CHUNK);
+    return writer.makingRoom(() -> {
+      long upTo = writer.submitFreeingRoom(tx -> tx.nextSeq() - 1);
+      return SqliteQueueDeletion.inChunks(writer, queue, upTo, DELETE_CHUNK);
+    });
   }
 
   @Override
   public boolean messagesDelete(String queue, String id) {
-    return writer.submit(tx -> deleteById(tx, queue, id));
+    return writer.makingRoom(() -> writer.submitFreeingRoom(tx -> deleteById(tx, queue, id)));
   }
 
   private boolean deleteById(Tx tx, String queue, String id) throws SQLException {
