@@ -486,8 +486,14 @@ final class GroupCommitWriter implements AutoCloseable {
     try {
       return deletion.get();
     } finally {
-      if (deletions.decrementAndGet() == 0) {
-        roomGivenUp = false;
+      synchronized (deletions) {
+        if (deletions.get() == 1 && roomGivenUp) {
+          // What room is left was the reserve's: kept again before other writes may take it, so
+          // the next full disk finds it too. Writes are refused until this is done.
+          reserve.ensure(true);
+          roomGivenUp = false;
+        }
+        deletions.decrementAndGet();
       }
     }
   }
@@ -740,7 +746,7 @@ final class GroupCommitWriter implements AutoCloseable {
           && reserve.release(conn)) {
         roomGivenUp = true;
         LOG.warning("the disk is full: deleted " + reserve.file() + " to let a purge or delete"
-            + " make room; it is made again once the disk has room for it");
+            + " make room; what it leaves of that room is kept again once it is done");
         runBatch(batch);
         return;
       }

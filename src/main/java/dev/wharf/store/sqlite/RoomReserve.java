@@ -16,8 +16,8 @@ import java.util.logging.Logger;
  * WAL, and the WAL cannot start over until a checkpoint has grown the database file by the pages
  * it added. A disk filled by messages would otherwise refuse the very writes that would empty it.
  * The writer deletes this file when such a write fails for lack of room, and only then (see
- * {@link GroupCommitWriter#submitFreeingRoom}); it is made again once the disk has room for it and
- * as much again.
+ * {@link GroupCommitWriter#submitFreeingRoom}), and makes it again from what that left of its
+ * room, or later once the disk has room for it and as much again.
  */
 class RoomReserve {
   private static final Logger LOG = Logger.getLogger(RoomReserve.class.getName());
@@ -27,6 +27,9 @@ class RoomReserve {
    * frames 0.3 MB); twice that leaves room for larger pages and deeper indexes.
    */
   static final long DEFAULT_BYTES = 8L << 20;
+
+  /** Left to other writes when the file is made again from its own room. */
+  static final long LEFT_FREE = 1L << 20;
 
   private final Path file;
   private final long bytes;
@@ -48,27 +51,31 @@ class RoomReserve {
 
   /**
    * Makes the file when it is missing and the disk has room for it and as much again, so that
-   * making it never fills a disk itself. Returns whether it is there now.
+   * making it never fills a disk itself; or, {@code fromItsOwnRoom}, right after a deletion was
+   * given its room, from what is left of that room but {@link #LEFT_FREE}: a smaller file, till
+   * the next time it is given up. Returns whether it is there now.
    */
-  synchronized boolean ensure() {
+  synchronized boolean ensure(boolean fromItsOwnRoom) {
     if (held || bytes <= 0) {
       return held;
     }
     try {
-      if (Files.isRegularFile(file) && Files.size(file) == bytes) {
+      if (Files.isRegularFile(file) && Files.size(file) > 0) {
         held = true;
         return true;
       }
       Path dir = file.toAbsolutePath().getParent();
-      if (Files.getFileStore(dir).getUsableSpace() < 2 * bytes) {
+      long usable = Files.getFileStore(dir).getUsableSpace();
+      long size = fromItsOwnRoom ? Math.min(bytes, usable - LEFT_FREE) : bytes;
+      if (fromItsOwnRoom ? size < bytes / 4 : usable < 2 * bytes) {
         return false;
       }
       // Zeros written, not a length set: a sparse file would hold no room at all.
       try (FileChannel ch = FileChannel.open(file, StandardOpenOption.CREATE,
           StandardOpenOption.WRITE, StandardOpenOption.TRUNCATE_EXISTING)) {
         ByteBuffer zeros = ByteBuffer.allocate(1 << 20);
-        for (long done = 0; done < bytes; ) {
-          zeros.clear().limit((int) Math.min(zeros.capacity(), bytes - done));
+        for (long done = 0; done < size; ) {
+          zeros.clear().limit((int) Math.min(zeros.capacity(), size - done));
           done += ch.write(zeros);
         }
         ch.force(true);
@@ -80,7 +87,7 @@ class RoomReserve {
       try {
         Files.deleteIfExists(file);
       } catch (IOException ignored) {
-        // What is left of it is made whole, or deleted, at the next try.
+        // A part left behind is the room kept from the next try on.
       }
       return false;
     }

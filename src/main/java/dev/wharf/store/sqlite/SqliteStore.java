@@ -374,7 +374,7 @@ public final class SqliteStore implements Store {
 
   /** Makes the room kept for deletions on a full disk, when it is missing and there is room. */
   private void keepRoom() {
-    if (!reserve.held() && reserve.ensure()) {
+    if (!reserve.held() && reserve.ensure(false)) {
       LOG.info("keeping " + reserve.file() + " to let a purge or delete run on a full disk");
     }
   }
