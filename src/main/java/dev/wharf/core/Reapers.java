@@ -4,6 +4,8 @@ import dev.wharf.core.BrokerMetrics.Event;
 import dev.wharf.store.LeaseExpiryRequest;
 import dev.wharf.store.QueueGone;
 import dev.wharf.store.ReapResult;
+import dev.wharf.store.StorageFull;
+import dev.wharf.store.StoreException;
 import java.time.Instant;
 import java.util.Map;
 import java.util.concurrent.ScheduledExecutorService;
@@ -33,7 +35,7 @@ public final class Reapers {
     timers.scheduleWithFixedDelay(this::tick, 100, 100, TimeUnit.MILLISECONDS);
   }
 
-  private void tick() {
+  void tick() {
     try {
       runOnce(broker.clock().instant());
       if (failedInARow > 0) {
@@ -44,7 +46,12 @@ public final class Reapers {
       // Ten passes a second fail alike while storage is down: the first is logged in full, then
       // one line a minute, not megabytes of the same stack trace.
       long now = System.nanoTime();
-      if (failedInARow++ == 0) {
+      if (failedInARow++ == 0 && StorageFull.in(e)) {
+        // The operator's matter, which a line says better than a trace of where it was noticed.
+        LOG.warning("reaper pass failed: the disk is full; will retry every 100 ms ("
+            + StoreException.firstLine(e.getMessage()) + ")");
+        loggedAt = now;
+      } else if (failedInARow == 1) {
         LOG.log(Level.WARNING, "reaper pass failed; will retry every 100 ms", e);
         loggedAt = now;
       } else if (now - loggedAt >= 60_000_000_000L) {
