@@ -13,9 +13,9 @@ import dev.wharf.store.PublishResult;
 import dev.wharf.store.PublishedAndClaimed;
 import dev.wharf.store.QueueCounts;
 import dev.wharf.store.QueueGone;
-import dev.wharf.store.StorageFull;
 import dev.wharf.store.RedriveRequest;
 import dev.wharf.store.Redriven;
+import dev.wharf.store.StorageFull;
 import dev.wharf.store.Store;
 import dev.wharf.store.StoreException;
 import dev.wharf.store.VisibleElsewhere;
@@ -23,6 +23,7 @@ import io.micrometer.core.instrument.MeterRegistry;
 import java.time.Duration;
 import java.time.Instant;
 import java.time.InstantSource;
+import java.util.ArrayDeque;
 import java.util.ArrayList;
 import java.util.LinkedHashSet;
 import java.util.List;
@@ -32,7 +33,9 @@ import java.util.Set;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.CompletionException;
 import java.util.concurrent.ConcurrentHashMap;
+import java.util.concurrent.RejectedExecutionException;
 import java.util.concurrent.ScheduledExecutorService;
+import java.util.concurrent.ScheduledFuture;
 import java.util.concurrent.ScheduledThreadPoolExecutor;
 import java.util.concurrent.TimeUnit;
 import java.util.logging.Level;
@@ -61,9 +64,9 @@ public final class Broker implements AutoCloseable {
   /** Set once by {@link #stopWaiting()}: from then on no receive waits. */
   private volatile boolean stopping;
   /** Config entries not applied for lack of room on the disk, in the order they apply. */
-  private final java.util.ArrayDeque<ConfiguredQueue> waitingForRoom = new java.util.ArrayDeque<>();
+  private final ArrayDeque<ConfiguredQueue> waitingForRoom = new ArrayDeque<>();
   /** The task applying {@link #waitingForRoom}, while it holds any; guarded by it. */
-  private java.util.concurrent.ScheduledFuture<?> roomRetry;
+  private ScheduledFuture<?> roomRetry;
 
   public Broker(Store store, InstantSource clock, BrokerOptions options, MeterRegistry registry) {
     this.store = store;
@@ -291,7 +294,7 @@ public final class Broker implements AutoCloseable {
         try {
           roomRetry = timers.scheduleWithFixedDelay(
               this::applyQueuesWaitingForRoom, 1, 1, TimeUnit.SECONDS);
-        } catch (java.util.concurrent.RejectedExecutionException closed) {
+        } catch (RejectedExecutionException closed) {
           // Closing: nothing is applied any more.
         }
       }
@@ -1000,7 +1003,7 @@ public final class Broker implements AutoCloseable {
     final Instant at;
     /** Moved earlier, never later, while it waits: see {@link #scheduleWake}. */
     volatile Instant from;
-    volatile java.util.concurrent.ScheduledFuture<?> task;
+    volatile ScheduledFuture<?> task;
 
     PendingWake(Instant at, Instant from) {
       this.at = at;

@@ -23,7 +23,9 @@ import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.ConcurrentLinkedQueue;
 import java.util.concurrent.LinkedBlockingQueue;
 import java.util.concurrent.TimeUnit;
+import java.util.concurrent.atomic.AtomicInteger;
 import java.util.function.LongConsumer;
+import java.util.function.Supplier;
 import java.util.logging.Level;
 import java.util.logging.Logger;
 
@@ -236,8 +238,7 @@ final class GroupCommitWriter implements AutoCloseable {
   /** Room given up for an operator's deletion on a full disk. */
   private final RoomReserve reserve;
   /** Operator's deletions under way ({@link #makingRoom}). */
-  private final java.util.concurrent.atomic.AtomicInteger deletions =
-      new java.util.concurrent.atomic.AtomicInteger();
+  private final AtomicInteger deletions = new AtomicInteger();
   /** Whether the room kept was given up to the deletions under way, which alone may use it. */
   private volatile boolean roomGivenUp;
   /**
@@ -481,7 +482,7 @@ final class GroupCommitWriter implements AutoCloseable {
    * between would otherwise take the room its next chunks need, and leave it cut short on a disk
    * full again. Once it is done, what it deleted is room inside the database for new messages.
    */
-  <T> T makingRoom(java.util.function.Supplier<T> deletion) {
+  <T> T makingRoom(Supplier<T> deletion) {
     deletions.incrementAndGet();
     try {
       return deletion.get();
