@@ -49,15 +49,7 @@ class ServeProcessTest {
     // To a file, not a pipe: the JDK drains a pipe when the child exits, racing a reader for the
     // last lines, and the last line is what this test is about.
     Path output = dir.resolve("output.txt");
-    String cp =
-        System.getProperty("surefire.test.class.path", System.getProperty("java.class.path"));
-    child = new ProcessBuilder(
-        Path.of(System.getProperty("java.home"), "bin", "java").toString(),
-        "--enable-native-access=ALL-UNNAMED", "-Xmx256m", "-XX:+UseSerialGC", "-cp", cp,
-        "dev.wharf.cli.Main", "serve", "-c", config.toString())
-        .redirectErrorStream(true)
-        .redirectOutput(output.toFile())
-        .start();
+    child = serve(config, output);
     String port = awaitPort(output);
     HttpResponse<String> ready = HttpClient.newHttpClient().send(
         HttpRequest.newBuilder(URI.create("http://127.0.0.1:" + port + "/readyz")).build(),
@@ -89,15 +81,7 @@ class ServeProcessTest {
     assertThat(new ProcessBuilder("mkfifo", config.toString()).start().waitFor()).isZero();
     Path db = dir.resolve("wharf.db");
     Path output = dir.resolve("output.txt");
-    String cp =
-        System.getProperty("surefire.test.class.path", System.getProperty("java.class.path"));
-    child = new ProcessBuilder(
-        Path.of(System.getProperty("java.home"), "bin", "java").toString(),
-        "--enable-native-access=ALL-UNNAMED", "-Xmx256m", "-XX:+UseSerialGC", "-cp", cp,
-        "dev.wharf.cli.Main", "serve", "-c", config.toString())
-        .redirectErrorStream(true)
-        .redirectOutput(output.toFile())
-        .start();
+    child = serve(config, output);
     // Opening the pipe to write returns once the child has opened it to read: it is reading its
     // config. On a daemon thread, so that a child that never gets there fails the test, bounded.
     CompletableFuture<OutputStream> writer = new CompletableFuture<>();
@@ -191,5 +175,18 @@ class ServeProcessTest {
       }
     }
     throw new AssertionError("no start line; output: " + Files.readString(output));
+  }
+
+  /** {@code wharf serve -c config} in a child JVM, its output (both streams) to {@code output}. */
+  private static Process serve(Path config, Path output) throws IOException {
+    String cp =
+        System.getProperty("surefire.test.class.path", System.getProperty("java.class.path"));
+    return new ProcessBuilder(
+        Path.of(System.getProperty("java.home"), "bin", "java").toString(),
+        "--enable-native-access=ALL-UNNAMED", "-Xmx256m", "-XX:+UseSerialGC", "-cp", cp,
+        "dev.wharf.cli.Main", "serve", "-c", config.toString())
+        .redirectErrorStream(true)
+        .redirectOutput(output.toFile())
+        .start();
   }
 }

@@ -53,7 +53,8 @@ class SqliteFullDiskTest {
     open.close();
   }
 
-  private static List<Publish> batch(int n) {
+  /** {@code n} publishes of 4 KB each: a few of them fill a small page limit. */
+  static List<Publish> batch(int n) {
     List<Publish> out = new ArrayList<>();
     for (int i = 0; i < n; i++) {
       out.add(new Publish(ContentType.BYTES, new byte[4096], Map.of(), null, null, null, null,

@@ -114,12 +114,7 @@ class SqliteRoomReserveTest {
   }
 
   private static List<Publish> batch(int n) {
-    List<Publish> out = new ArrayList<>();
-    for (int i = 0; i < n; i++) {
-      out.add(new Publish(ContentType.BYTES, new byte[4096], Map.of(), null, null, null, null,
-          null));
-    }
-    return out;
+    return SqliteFullDiskTest.batch(n);
   }
 
   /** What a full disk did to a purge before room was kept for it, and still does without. */
