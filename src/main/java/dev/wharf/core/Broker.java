@@ -15,7 +15,6 @@ import dev.wharf.store.QueueCounts;
 import dev.wharf.store.QueueGone;
 import dev.wharf.store.RedriveRequest;
 import dev.wharf.store.Redriven;
-import dev.wharf.store.StorageFull;
 import dev.wharf.store.Store;
 import dev.wharf.store.StoreException;
 import dev.wharf.store.VisibleElsewhere;
@@ -23,7 +22,6 @@ import io.micrometer.core.instrument.MeterRegistry;
 import java.time.Duration;
 import java.time.Instant;
 import java.time.InstantSource;
-import java.util.ArrayDeque;
 import java.util.ArrayList;
 import java.util.LinkedHashSet;
 import java.util.List;
@@ -33,7 +31,6 @@ import java.util.Set;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.CompletionException;
 import java.util.concurrent.ConcurrentHashMap;
-import java.util.concurrent.RejectedExecutionException;
 import java.util.concurrent.ScheduledExecutorService;
 import java.util.concurrent.ScheduledFuture;
 import java.util.concurrent.ScheduledThreadPoolExecutor;
@@ -63,10 +60,8 @@ public final class Broker implements AutoCloseable {
   private final ScheduledExecutorService timers;
   /** Set once by {@link #stopWaiting()}: from then on no receive waits. */
   private volatile boolean stopping;
-  /** Config entries not applied for lack of room on the disk, in the order they apply. */
-  private final ArrayDeque<ConfiguredQueue> waitingForRoom = new ArrayDeque<>();
-  /** The task applying {@link #waitingForRoom}, while it holds any; guarded by it. */
-  private ScheduledFuture<?> roomRetry;
+  /** Config entries not applied for lack of room on the disk. */
+  private final EntriesWaitingForRoom waitingForRoom;
 
   public Broker(Store store, InstantSource clock, BrokerOptions options, MeterRegistry registry) {
     this.store = store;
@@ -82,6 +77,7 @@ public final class Broker implements AutoCloseable {
     // Every parked receive schedules its timeout; most are cancelled by a message first.
     t.setRemoveOnCancelPolicy(true);
     this.timers = t;
+    this.waitingForRoom = new EntriesWaitingForRoom(this, t);
     this.settlements = new Settlements(this);
     this.reapers = new Reapers(this);
   }
@@ -263,82 +259,30 @@ public final class Broker implements AutoCloseable {
 
   /**
    * Applies a config entry as {@link #applyConfiguredQueue} does or, when the disk has no room for
-   * the write it needs, keeps it and applies it once there is room: a server that stays up on a
-   * full disk still answers reads and lets an operator purge through the API to make room, where
-   * one that exits would be restarted into the same failure over and over. Until every entry kept
-   * is applied, {@link #unready} names them. Entries keep their order: one after an entry kept
-   * waits too if it needs a write, since it may name the queue kept as its dead-letter queue.
+   * the write it needs, keeps it and applies it once there is room ({@link EntriesWaitingForRoom}).
+   * Until every entry kept is applied, {@link #unready} names them.
    *
    * @return whether the entry is in force now
    */
   public boolean applyConfiguredQueueWhenRoom(
       String queue, QueueSettings settings, QueueSettingsPatch named) {
-    synchronized (waitingForRoom) {
-      boolean unchanged =
-          queues.find(queue) != null && configHash(named).equals(queues.configHash(queue));
-      if (waitingForRoom.isEmpty() || unchanged) {
-        try {
-          applyConfiguredQueue(queue, settings, named);
-          return true;
-        } catch (StoreException e) {
-          if (!StorageFull.in(e)) {
-            throw e;
-          }
-          LOG.warning("the disk is full: queue " + queue + " from the config file is applied once"
-              + " there is room; /readyz answers 503 until then ("
-              + StoreException.firstLine(e.getMessage()) + ")");
-        }
-      }
-      waitingForRoom.add(new ConfiguredQueue(queue, settings, named));
-      if (roomRetry == null) {
-        try {
-          roomRetry = timers.scheduleWithFixedDelay(
-              this::applyQueuesWaitingForRoom, 1, 1, TimeUnit.SECONDS);
-        } catch (RejectedExecutionException closed) {
-          // Closing: nothing is applied any more.
-        }
-      }
-      return false;
-    }
+    return waitingForRoom.apply(queue, settings, named);
   }
 
-  /**
-   * Applies, in order, the config entries kept for lack of room, up to the first that still finds
-   * none. Runs every second while any is kept.
-   */
+  /** Applies the config entries kept for lack of room, as the retry each second does. */
   public void applyQueuesWaitingForRoom() {
-    synchronized (waitingForRoom) {
-      while (!waitingForRoom.isEmpty()) {
-        ConfiguredQueue q = waitingForRoom.getFirst();
-        try {
-          applyConfiguredQueue(q.queue(), q.settings(), q.named());
-        } catch (StoreException e) {
-          // Still no room, or another storage failure: the next round tries again.
-          return;
-        } catch (RuntimeException e) {
-          // Settings checked at start-up that no longer go with the queue's others (changed
-          // through the API since): what a start would have refused, said where it is seen.
-          LOG.log(Level.SEVERE, "queue " + q.queue() + " from the config file cannot be applied;"
-              + " fix its entry and restart", e);
-        }
-        waitingForRoom.removeFirst();
-        LOG.info("queue " + q.queue() + " from the config file is applied");
-      }
-      if (roomRetry != null) {
-        roomRetry.cancel(false);
-        roomRetry = null;
-      }
-    }
+    waitingForRoom.applyWaiting();
   }
 
   /** The names of config entries kept for lack of room, in the order they apply. */
   public List<String> queuesWaitingForRoom() {
-    synchronized (waitingForRoom) {
-      return waitingForRoom.stream().map(ConfiguredQueue::queue).toList();
-    }
+    return waitingForRoom.names();
   }
 
-  private record ConfiguredQueue(String queue, QueueSettings settings, QueueSettingsPatch named) {}
+  /** Whether the entry for {@code queue} was applied as it reads now ({@code named}). */
+  boolean configApplied(String queue, QueueSettingsPatch named) {
+    return queues.find(queue) != null && configHash(named).equals(queues.configHash(queue));
+  }
 
   /**
    * What tells a config entry's change: a digest of the settings it names (not of the defaults

@@ -11,8 +11,8 @@ import dev.wharf.store.LeaseOutcome.Outcome;
  * slots. A new entry takes its set's oldest slot, so a lease is forgotten only once that many
  * newer ones have come into its set: a repeat sent at once, as a consumer whose answer was lost
  * sends it, is recognised whatever the load, where one slot a set would lose it to the first
- * newer lease on that slot. Under a load so high that a set fills within the window, the oldest entry is forgotten and its
- * repeat gets the honest "not found".
+ * newer lease on that slot. Under a load so high that a set fills within the window, the oldest
+ * entry is forgotten and its repeat gets the honest "not found".
  */
 final class RecentSettlements {
   private static final int SLOTS = 1 << 18;

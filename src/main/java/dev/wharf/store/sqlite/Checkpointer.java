@@ -108,8 +108,8 @@ final class Checkpointer implements AutoCloseable {
   /** Shared with the writer: after a failed fsync no checkpoint runs ({@link WriteHealth#broke}). */
   private final WriteHealth health;
 
-  /** @param background whether this class's own thread runs passive passes */
   /**
+   * @param background whether this class's own thread runs passive passes
    * @param afterPass run on this thread after each background pass that worked: upkeep that may
    *     take a while but must not hold the writer
    */

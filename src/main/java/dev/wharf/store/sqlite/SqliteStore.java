@@ -363,10 +363,6 @@ public final class SqliteStore implements Store {
     return writer;
   }
 
-  /**
-   * Before {@link #start}: no passive checkpoint runs but those {@link #checkpointNow} asks for, so a
-   * test decides exactly where they land.
-   */
   /** Tests only: the room kept for an operator's deletions on a full disk. */
   void keepRoomWith(RoomReserve reserve) {
     this.reserve = reserve;
@@ -380,6 +376,10 @@ public final class SqliteStore implements Store {
     }
   }
 
+  /**
+   * Before {@link #start}: no passive checkpoint runs but those {@link #checkpointNow} asks for, so
+   * a test decides exactly where they land.
+   */
   void checkpointOnlyWhenAsked() {
     checkpointInBackground = false;
   }
