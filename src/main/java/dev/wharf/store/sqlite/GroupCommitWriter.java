@@ -662,12 +662,16 @@ final class GroupCommitWriter implements AutoCloseable {
     for (Iterator<Pending<?>> it = batch.iterator(); it.hasNext(); ) {
       Pending<?> p = it.next();
       if (!p.freesRoom()) {
-        p.done().completeExceptionally(new StorageFull("write failed: the disk is full; its last"
-            + " room goes to a purge or delete under way", null));
+        refuseForDeletions(p);
         it.remove();
       }
     }
     return batch.isEmpty();
+  }
+
+  private static void refuseForDeletions(Pending<?> p) {
+    p.done().completeExceptionally(new StorageFull("write failed: the disk is full; its last"
+        + " room goes to a purge or delete under way", null));
   }
 
   private void runBatch(List<Pending<?>> batch) {
@@ -761,7 +765,13 @@ final class GroupCommitWriter implements AutoCloseable {
         return;
       }
       for (Pending<?> p : batch) {
-        runBatch(List.of(p));
+        if (roomKeptForDeletions() && !p.freesRoom()) {
+          // A deletion before it in the batch was just given the room kept, as the loop would
+          // have refused it in a batch of its own.
+          refuseForDeletions(p);
+        } else {
+          runBatch(List.of(p));
+        }
       }
       return;
     } finally {

@@ -20,6 +20,9 @@ import java.sql.Statement;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.Map;
+import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.CountDownLatch;
+import java.util.concurrent.TimeUnit;
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
@@ -172,6 +175,61 @@ class SqliteRoomReserveTest {
     });
     broker.publish("q", batch(1));
     assertThat(broker.stats("q").counts().ready()).isEqualTo(20);
+  }
+
+  /**
+   * A deletion that failed in a batch with other writes runs again alone and is given the room;
+   * the writes batched after it must not then take that room when they run again alone.
+   */
+  @Test
+  void writesBatchedWithTheDeletionGivenTheRoomAreRefused() throws Exception {
+    PageLimitReserve reserve = startFull(true);
+    String id = broker.browse("q", null, null, 0, 1).get(0).id();
+    CountDownLatch hold = new CountDownLatch(1);
+    CompletableFuture<Object> holding = store.writer().submitAsync(tx -> {
+      try {
+        hold.await();
+      } catch (InterruptedException e) {
+        throw new IllegalStateException(e);
+      }
+      return null;
+    }, GroupCommitWriter.Answer.DURABLE);
+    CompletableFuture<Boolean> deleted = new CompletableFuture<>();
+    Thread deleting = Thread.ofPlatform().start(() -> {
+      try {
+        broker.deleteMessage("q", id);
+        deleted.complete(true);
+      } catch (Throwable t) {
+        deleted.completeExceptionally(t);
+      }
+    });
+    awaitParked(deleting);
+    CompletableFuture<Object> published = new CompletableFuture<>();
+    Thread publishing = Thread.ofPlatform().start(() -> {
+      try {
+        published.complete(broker.publish("q", batch(1)));
+      } catch (Throwable t) {
+        published.completeExceptionally(t);
+      }
+    });
+    awaitParked(publishing);
+    hold.countDown();
+    holding.get(10, TimeUnit.SECONDS);
+    deleted.get(10, TimeUnit.SECONDS);
+    assertThat(reserve.givenUp).isEqualTo(1);
+    assertThatThrownBy(() -> published.get(10, TimeUnit.SECONDS))
+        .hasCauseInstanceOf(BrokerException.Unavailable.class)
+        .hasMessageContaining("goes to a purge or delete under way");
+    assertThat(broker.stats("q").counts().ready()).isEqualTo(19);
+  }
+
+  /** Waits for a thread to park, as it does once its write is queued. */
+  private static void awaitParked(Thread t) throws InterruptedException {
+    long until = System.nanoTime() + TimeUnit.SECONDS.toNanos(10);
+    while (t.getState() != Thread.State.WAITING) {
+      assertThat(System.nanoTime()).isLessThan(until);
+      Thread.sleep(5);
+    }
   }
 
   /** The file holds its room for real (zeros written, not a sparse length) and comes back. */
