@@ -500,7 +500,7 @@ final class GroupCommitWriter implements AutoCloseable {
   }
 
   /** Whether writes but an operator's deletions are refused now: see {@link #makingRoom}. */
-  private boolean roomKeptForDeletions() {
+  boolean roomKeptForDeletions() {
     return roomGivenUp && deletions.get() > 0;
   }
 
@@ -669,9 +669,13 @@ final class GroupCommitWriter implements AutoCloseable {
     return batch.isEmpty();
   }
 
+  /** Why writes but an operator's deletions are refused while {@link #roomKeptForDeletions}. */
+  static final String ROOM_KEPT_FOR_DELETIONS =
+      "the disk is full; its last room goes to a purge or delete under way";
+
   private static void refuseForDeletions(Pending<?> p) {
-    p.done().completeExceptionally(new StorageFull("write failed: the disk is full; its last"
-        + " room goes to a purge or delete under way", null));
+    p.done().completeExceptionally(
+        new StorageFull("write failed: " + ROOM_KEPT_FOR_DELETIONS, null));
   }
 
   private void runBatch(List<Pending<?>> batch) {

@@ -178,6 +178,23 @@ class SqliteRoomReserveTest {
   }
 
   /**
+   * While only the deletions under way may write, readiness says writes are failing: the
+   * deletion's own batch on disk ends the write failure it began with, and a load balancer told
+   * the server is ready would send it publishes that are all refused.
+   */
+  @Test
+  void whileADeletionHasTheRoomTheServerIsNotReady() {
+    startFull(true);
+    String id = broker.browse("q", null, null, 0, 1).get(0).id();
+    store.writer().makingRoom(() -> {
+      broker.deleteMessage("q", id);
+      assertThat(broker.unready()).contains("goes to a purge or delete under way");
+      return null;
+    });
+    assertThat(broker.unready()).isNull();
+  }
+
+  /**
    * A deletion that failed in a batch with other writes runs again alone and is given the room;
    * the writes batched after it must not then take that room when they run again alone.
    */
