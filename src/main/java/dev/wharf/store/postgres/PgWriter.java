@@ -1,6 +1,7 @@
 package dev.wharf.store.postgres;
 
 import dev.wharf.store.QueueGone;
+import dev.wharf.store.StorageFull;
 import dev.wharf.store.StoreException;
 import dev.wharf.store.WriteFuture;
 import java.sql.Connection;
@@ -83,6 +84,21 @@ final class PgWriter implements AutoCloseable {
     }
   }
 
+  /**
+   * A failed write as its caller hears it: {@link StorageFull} when PostgreSQL's disk is full
+   * (SQLSTATE 53100), which, as on SQLite, passes once there is room, so that a start keeps a
+   * config entry for then instead of exiting.
+   */
+  static StoreException writeFailed(Throwable cause) {
+    String why = "write failed: " + cause.getMessage();
+    for (Throwable t = cause; t != null; t = t.getCause()) {
+      if (t instanceof SQLException e && "53100".equals(e.getSQLState())) {
+        return new StorageFull(why, cause);
+      }
+    }
+    return new StoreException(why, cause);
+  }
+
   /** Runs an operation in the next commit of some lane and returns its result once committed. */
   <T> T submit(Op<T> op) {
     if (!running) {
@@ -95,7 +111,7 @@ final class PgWriter implements AutoCloseable {
         try {
           return op.apply(own.tx);
         } catch (SQLException e) {
-          throw new StoreException("write failed: " + e.getMessage(), e);
+          throw writeFailed(e);
         }
       }
     }
@@ -114,7 +130,7 @@ final class PgWriter implements AutoCloseable {
       if (e.getCause() instanceof QueueGone gone) {
         throw gone;
       }
-      throw new StoreException("write failed: " + e.getCause().getMessage(), e.getCause());
+      throw writeFailed(e.getCause());
     }
   }
 
@@ -339,7 +355,7 @@ final class PgWriter implements AutoCloseable {
           // A write into a deleted queue is its caller's answer, not a failure of the store.
           RuntimeException failure =
               e instanceof StoreException || e instanceof QueueGone ? (RuntimeException) e
-                  : new StoreException("write failed: " + e.getMessage(), e);
+                  : writeFailed(e);
           for (Pending<?> p : batch) {
             p.done().completeExceptionally(failure);
           }
