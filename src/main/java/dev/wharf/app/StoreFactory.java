@@ -15,12 +15,12 @@ public final class StoreFactory {
 
   public static Store create(StorageConfig storage) {
     return switch (storage) {
-      case StorageConfig.Sqlite s -> sqlite(s.path(), s.pageSize());
+      case StorageConfig.Sqlite s -> sqlite(s.path(), s.pageSize(), s.diskFreeLimit());
       case StorageConfig.Postgres p -> postgres(p);
     };
   }
 
-  private static Store sqlite(Path file, int pageSize) {
+  private static Store sqlite(Path file, int pageSize, long diskFreeLimit) {
     Path parent = file.toAbsolutePath().getParent();
     try {
       if (parent != null) {
@@ -38,7 +38,9 @@ public final class StoreFactory {
                       : e.getMessage();
       throw new StartupException("cannot create the directory " + parent + ": " + why, e);
     }
-    return new SqliteStore(file, pageSize);
+    SqliteStore store = new SqliteStore(file, pageSize);
+    store.diskFreeLimit(diskFreeLimit);
+    return store;
   }
 
   private static Store postgres(StorageConfig.Postgres p) {

@@ -14,13 +14,19 @@ public sealed interface StorageConfig {
    * Embedded SQLite in one file; one Wharf process.
    *
    * @param pageSize the page size of a new database file (an existing one keeps its own)
+   * @param diskFreeLimit publishes are refused while the disk has less room than this (0: never)
    */
-  record Sqlite(Path path, int pageSize) implements StorageConfig {
+  record Sqlite(Path path, int pageSize, long diskFreeLimit) implements StorageConfig {
     /** The store's own default, so a config without {@code page_size} means what the store does. */
     public static final int DEFAULT_PAGE_SIZE = SqliteStore.DEFAULT_PAGE_SIZE;
+    public static final long DEFAULT_DISK_FREE_LIMIT = SqliteStore.DEFAULT_DISK_FREE_LIMIT;
 
     public Sqlite(Path path) {
       this(path, DEFAULT_PAGE_SIZE);
+    }
+
+    public Sqlite(Path path, int pageSize) {
+      this(path, pageSize, DEFAULT_DISK_FREE_LIMIT);
     }
 
     @Override
@@ -44,6 +50,9 @@ public sealed interface StorageConfig {
 
   Path DEFAULT_SQLITE_PATH = Path.of("./data/wharf.db");
 
+  /** A terabyte: more would refuse every publish on any disk there is. */
+  long MAX_DISK_FREE_LIMIT = 1L << 40;
+
   static StorageConfig defaults() {
     return new Sqlite(DEFAULT_SQLITE_PATH);
   }
@@ -63,7 +72,13 @@ public sealed interface StorageConfig {
           n.problems().add(n.pathOf("page_size"), "must be a power of two, got " + pageSize);
           pageSize = Sqlite.DEFAULT_PAGE_SIZE;
         }
-        out = new Sqlite(Path.of(path), pageSize);
+        long diskFreeLimit = n.size("disk_free_limit", Sqlite.DEFAULT_DISK_FREE_LIMIT);
+        if (diskFreeLimit < 0 || diskFreeLimit > MAX_DISK_FREE_LIMIT) {
+          n.problems().add(n.pathOf("disk_free_limit"),
+              "must be between 0 (no limit) and 1024GB, got " + ByteSizes.format(diskFreeLimit));
+          diskFreeLimit = Sqlite.DEFAULT_DISK_FREE_LIMIT;
+        }
+        out = new Sqlite(Path.of(path), pageSize, diskFreeLimit);
         onlyFor(n, "postgres", "url", "user", "password", "pool");
       }
       case "postgres" -> {
@@ -83,7 +98,7 @@ public sealed interface StorageConfig {
         String password = n.string("password", null);
         int pool = n.integer("pool", 10, 1, 1000);
         out = new Postgres(url, user, password, pool);
-        onlyFor(n, "sqlite", "path", "page_size");
+        onlyFor(n, "sqlite", "path", "page_size", "disk_free_limit");
       }
       default -> {
         n.problems().add(n.pathOf("kind"), "expected sqlite or postgres, got \"" + kind + "\"");

@@ -227,6 +227,24 @@ class ConfigLoaderTest {
   }
 
   @Test
+  void sqliteDiskFreeLimitIsReadAndChecked() {
+    assertThat(parse("storage:\n  path: w.db\n").storage())
+        .isEqualTo(new StorageConfig.Sqlite(Path.of("w.db"), 8192, 50L << 20));
+    assertThat(parse("storage:\n  path: w.db\n  disk_free_limit: 1GB\n").storage())
+        .isEqualTo(new StorageConfig.Sqlite(Path.of("w.db"), 8192, 1L << 30));
+    assertThat(parse("storage:\n  path: w.db\n  disk_free_limit: 0\n").storage())
+        .isEqualTo(new StorageConfig.Sqlite(Path.of("w.db"), 8192, 0));
+    assertThat(errors("storage:\n  disk_free_limit: lots\n"))
+        .containsExactly("storage.disk_free_limit: not a size: \"lots\"");
+    assertThat(errors("storage:\n  disk_free_limit: 2000GB\n"))
+        .containsExactly(
+            "storage.disk_free_limit: must be between 0 (no limit) and 1024GB, got 2000GB");
+    assertThat(errors(
+            "storage:\n  kind: postgres\n  url: jdbc:postgresql://x/y\n  disk_free_limit: 1MB\n"))
+        .containsExactly("storage.disk_free_limit: only used with kind: sqlite");
+  }
+
+  @Test
   void postgresStorageIsReadAndChecked() {
     WharfConfig c =
         parse(

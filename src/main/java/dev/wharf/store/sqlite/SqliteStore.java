@@ -20,6 +20,7 @@ import dev.wharf.store.RedriveRequest;
 import dev.wharf.store.Redriven;
 import dev.wharf.store.SettleRequest;
 import dev.wharf.store.Store;
+import dev.wharf.store.StorageFull;
 import dev.wharf.store.StoreException;
 import dev.wharf.store.VisibleElsewhere;
 import dev.wharf.store.sqlite.GroupCommitWriter.Answer;
@@ -47,6 +48,7 @@ import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.CountDownLatch;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicBoolean;
+import java.util.function.LongSupplier;
 import java.util.logging.Level;
 import java.util.logging.Logger;
 
@@ -86,6 +88,8 @@ public final class SqliteStore implements Store {
    * docs/benchmarks.md has the three sizes side by side.
    */
   public static final int DEFAULT_PAGE_SIZE = 8192;
+  /** Publishes are refused while the disk has less room than this ({@link DiskFreeLimit}). */
+  public static final long DEFAULT_DISK_FREE_LIMIT = DiskFreeLimit.DEFAULT_BYTES;
 
   /** Loads what opening the first database needs, so a start can do it ahead of {@link #start}. */
   public static void preload() {
@@ -103,6 +107,11 @@ public final class SqliteStore implements Store {
   private boolean checkpointInBackground = true;
   /** Room kept for an operator's deletions on a full disk ({@link RoomReserve}). */
   private RoomReserve reserve;
+  private long diskFreeLimit = DiskFreeLimit.DEFAULT_BYTES;
+  /** Set by tests before the start; else the disk holding the database, and the real time. */
+  private LongSupplier diskUsable;
+  private LongSupplier diskNanos;
+  private DiskFreeLimit diskFree;
 
   public SqliteStore(Path file) {
     this(file, DEFAULT_PAGE_SIZE);
@@ -174,6 +183,10 @@ public final class SqliteStore implements Store {
         reserve = new RoomReserve(db, RoomReserve.DEFAULT_BYTES);
       }
       keepRoom();
+      diskFree = diskUsable == null ? DiskFreeLimit.of(db, diskFreeLimit)
+          : new DiskFreeLimit(db.toAbsolutePath().getParent(), diskFreeLimit, diskUsable,
+              diskNanos);
+      diskFree.check();
       checkpointer =
           new Checkpointer(
               url,
@@ -384,6 +397,20 @@ public final class SqliteStore implements Store {
     checkpointInBackground = false;
   }
 
+  /**
+   * Before {@link #start}: publishes are refused while the disk holding the database has less
+   * room than this many bytes (0: never); {@link DiskFreeLimit#DEFAULT_BYTES} unless set.
+   */
+  public void diskFreeLimit(long bytes) {
+    diskFreeLimit = bytes;
+  }
+
+  /** Before {@link #start}, tests only: where the disk's free space and the time are read. */
+  void diskFreeFrom(LongSupplier usable, LongSupplier nanos) {
+    diskUsable = usable;
+    diskNanos = nanos;
+  }
+
   /** Before {@link #start}: leases held in memory are written back once this old. */
   void writeLeasesBackAfter(Duration age) {
     leaseWriteBackAge = age;
@@ -529,6 +556,10 @@ public final class SqliteStore implements Store {
     } catch (StoreException e) {
       return "storage is not answering";
     }
+    String low = diskFree.refusal();
+    if (low != null) {
+      return "storage takes no publishes: " + low;
+    }
     if (writer.roomKeptForDeletions()) {
       // The deletion's own batches on disk end the write failure that began it; every other
       // write is refused all the same until it is done.
@@ -671,7 +702,22 @@ public final class SqliteStore implements Store {
 
   @Override
   public List<PublishResult> messagesPublish(PublishBatch batch) {
+    refuseWhenLowOnDisk();
     return writer.submit(tx -> SqlitePublishAndClaim.publish(tx, batch));
+  }
+
+  /** Refuses a publish while the disk has less room than the limit ({@link DiskFreeLimit}). */
+  private void refuseWhenLowOnDisk() {
+    String low = diskFree.refusal();
+    if (low != null) {
+      throw new StorageFull("write failed: " + low, null);
+    }
+  }
+
+  private <T> CompletableFuture<T> lowOnDisk() {
+    String low = diskFree.refusal();
+    return low == null ? null
+        : CompletableFuture.failedFuture(new StorageFull("write failed: " + low, null));
   }
 
   /** The key plain publishes to one queue are grouped by (apart from claims' keys). */
@@ -679,6 +725,10 @@ public final class SqliteStore implements Store {
 
   @Override
   public CompletableFuture<List<PublishResult>> messagesPublishAsync(PublishBatch batch) {
+    CompletableFuture<List<PublishResult>> refused = lowOnDisk();
+    if (refused != null) {
+      return refused;
+    }
     if (!batch.messages().isEmpty() && SqlitePublishAndClaim.allPlain(batch)) {
       return writer.submitGroupedAsync(
           new PlainPublishes(batch.queue()),
@@ -705,12 +755,17 @@ public final class SqliteStore implements Store {
   @Override
   public PublishedAndClaimed messagesPublishAndClaim(
       PublishBatch batch, List<ClaimRequest> claims) {
+    refuseWhenLowOnDisk();
     return writer.submit(publishThenClaim(batch, claims));
   }
 
   @Override
   public CompletableFuture<PublishedAndClaimed> messagesPublishAndClaimAsync(
       PublishBatch batch, List<ClaimRequest> claims) {
+    CompletableFuture<PublishedAndClaimed> refused = lowOnDisk();
+    if (refused != null) {
+      return refused;
+    }
     return writer.submitAsync(publishThenClaim(batch, claims), Answer.DURABLE);
   }
 
