@@ -42,13 +42,17 @@ final class DiskFreeLimit {
     this.nextCheck = new AtomicLong(nanos.getAsLong());
   }
 
-  /** The limit for the disk holding {@code database}. */
-  static DiskFreeLimit of(Path database, long limit) throws IOException {
+  /**
+   * The limit for the disk holding {@code database}, whose room is the disk's free space and
+   * {@code inDatabase}, the bytes of the database's own free pages: a purge frees pages that new
+   * messages take before the file grows, and gives the disk nothing back.
+   */
+  static DiskFreeLimit of(Path database, long limit, LongSupplier inDatabase) throws IOException {
     Path dir = database.toAbsolutePath().getParent();
     FileStore disk = Files.getFileStore(dir);
     return new DiskFreeLimit(dir, limit, () -> {
       try {
-        return disk.getUsableSpace();
+        return disk.getUsableSpace() + inDatabase.getAsLong();
       } catch (IOException e) {
         // Unknown: no reason to refuse anything.
         return Long.MAX_VALUE;
@@ -77,17 +81,17 @@ final class DiskFreeLimit {
     long free = usable.getAsLong();
     String was = refusal;
     if (free < limit) {
-      refusal = "the disk holding " + dir + " has " + mb(free) + " free, less than"
-          + " storage.disk_free_limit (" + mb(limit) + "): publishes are refused until it has"
-          + " more";
+      refusal = "the disk holding " + dir + " has " + mb(free) + " free (with the database's"
+          + " free pages), less than storage.disk_free_limit (" + mb(limit) + "): publishes are"
+          + " refused until it has more";
       if (was == null) {
         LOG.warning(refusal + "; acks, purges and deletions go on");
       }
     } else {
       refusal = null;
       if (was != null) {
-        LOG.info("the disk holding " + dir + " has " + mb(free) + " free again: publishes are"
-            + " taken");
+        LOG.info("the disk holding " + dir + " has " + mb(free) + " free again (with the"
+            + " database's free pages): publishes are taken");
       }
     }
   }

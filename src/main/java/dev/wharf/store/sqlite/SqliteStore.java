@@ -75,7 +75,8 @@ public final class SqliteStore implements Store {
   private OwnerLock owner;
   private Checkpointer checkpointer;
   private Connection writeConn;
-  private ReadPool reads;
+  /** Volatile: the checkpointer's thread reads it too (see {@link #readFreePages}). */
+  private volatile ReadPool reads;
   private IdLookup ids;
   private StartupCount startupCount;
   /** Tests only: the count at start waits for it. */
@@ -112,6 +113,14 @@ public final class SqliteStore implements Store {
   private LongSupplier diskUsable;
   private LongSupplier diskNanos;
   private DiskFreeLimit diskFree;
+  /** The database's free pages in bytes, as last read ({@link #readFreePages}). */
+  private volatile long freePageBytes;
+  private int pageBytes;
+
+  /** The database's free pages in bytes, as last read (for tests). */
+  long freePageBytes() {
+    return freePageBytes;
+  }
 
   public SqliteStore(Path file) {
     this(file, DEFAULT_PAGE_SIZE);
@@ -176,6 +185,7 @@ public final class SqliteStore implements Store {
       ids = new IdLookup(SqliteSchema.legacyIdsUpTo(writeConn));
       // Pinned before the writer exists, so the count sees exactly what its deltas do not.
       startupCount = new StartupCount(url);
+      pageBytes = pageSizeInUse;
       Path walFile = Path.of(db + "-wal");
       wal = FileChannel.open(walFile, StandardOpenOption.WRITE);
       health = new WriteHealth();
@@ -183,10 +193,6 @@ public final class SqliteStore implements Store {
         reserve = new RoomReserve(db, RoomReserve.DEFAULT_BYTES);
       }
       keepRoom();
-      diskFree = diskUsable == null ? DiskFreeLimit.of(db, diskFreeLimit)
-          : new DiskFreeLimit(db.toAbsolutePath().getParent(), diskFreeLimit, diskUsable,
-              diskNanos);
-      diskFree.check();
       checkpointer =
           new Checkpointer(
               url,
@@ -194,7 +200,10 @@ public final class SqliteStore implements Store {
               walRestartFrames > 0 ? walRestartFrames : Checkpointer.restartFrames(pageSizeInUse),
               checkpointInBackground,
               health,
-              this::keepRoom);
+              () -> {
+                keepRoom();
+                readFreePages();
+              });
       memoryLeases = new MemoryLeases(leaseWriteBackAge);
       writer =
           new GroupCommitWriter(
@@ -210,6 +219,13 @@ public final class SqliteStore implements Store {
               health,
               reserve);
       reads = new ReadPool(url, 4);
+      // Pages a purge or an ack freed are room too: the database reuses them before it grows.
+      readFreePages();
+      diskFree = diskUsable == null
+          ? DiskFreeLimit.of(db, diskFreeLimit, () -> freePageBytes)
+          : new DiskFreeLimit(db.toAbsolutePath().getParent(), diskFreeLimit, diskUsable,
+              diskNanos);
+      diskFree.check();
       startupCount.startCounting(counters, countGate);
     } catch (SQLException | IOException e) {
       close();
@@ -704,6 +720,29 @@ public final class SqliteStore implements Store {
   public List<PublishResult> messagesPublish(PublishBatch batch) {
     refuseWhenLowOnDisk();
     return writer.submit(tx -> SqlitePublishAndClaim.publish(tx, batch));
+  }
+
+  /**
+   * Reads how many bytes of the database's pages are free for reuse, for {@link DiskFreeLimit};
+   * on the checkpointer's thread after each pass, not on a publish's (and by tests).
+   */
+  void readFreePages() {
+    ReadPool pool = reads;
+    if (pool == null) {
+      // A pass that came before the start made the pool: the start reads them itself.
+      return;
+    }
+    try {
+      long pages = pool.read(c -> {
+        try (Statement s = c.createStatement();
+            ResultSet rs = s.executeQuery("PRAGMA freelist_count")) {
+          return rs.next() ? rs.getLong(1) : 0L;
+        }
+      });
+      freePageBytes = pages * pageBytes;
+    } catch (StoreException e) {
+      // The last reading stands.
+    }
   }
 
   /** Refuses a publish while the disk has less room than the limit ({@link DiskFreeLimit}). */

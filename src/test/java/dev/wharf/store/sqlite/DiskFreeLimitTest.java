@@ -21,8 +21,9 @@ class DiskFreeLimitTest {
     // Read at most every 100 ms: until then the last reading stands.
     assertThat(limit.refusal()).isNull();
     nanos.addAndGet(DiskFreeLimit.CHECK_EVERY_NANOS);
-    assertThat(limit.refusal()).isEqualTo("the disk holding /data has 10.0 MB free, less than"
-        + " storage.disk_free_limit (50.0 MB): publishes are refused until it has more");
+    assertThat(limit.refusal()).isEqualTo("the disk holding /data has 10.0 MB free (with the"
+        + " database's free pages), less than storage.disk_free_limit (50.0 MB): publishes are"
+        + " refused until it has more");
 
     free.set(60L << 20);
     assertThat(limit.refusal()).isNotNull();

@@ -53,6 +53,23 @@ class SqliteFullDiskTest {
     open.close();
   }
 
+  /**
+   * A purge gives the disk nothing back (SQLite keeps the pages it freed, for new rows), so the
+   * room the publish limit counts takes them in ({@link DiskFreeLimit}): a server refusing
+   * publishes for want of disk takes them again once a purge emptied its queues.
+   */
+  @Test
+  void pagesAPurgeFreedCountAsRoom() {
+    store.readFreePages();
+    long before = store.freePageBytes();
+    broker.publish("q", batch(500));
+    store.checkpointNow();
+    broker.purge("q");
+    store.checkpointNow();
+    store.readFreePages();
+    assertThat(store.freePageBytes() - before).isGreaterThan(500L * 4096);
+  }
+
   /** {@code n} publishes of 4 KB each: a few of them fill a small page limit. */
   static List<Publish> batch(int n) {
     List<Publish> out = new ArrayList<>();
