@@ -4,19 +4,9 @@ import static org.assertj.core.api.Assertions.assertThat;
 
 import com.fasterxml.jackson.databind.JsonNode;
 import com.fasterxml.jackson.databind.ObjectMapper;
-import dev.wharf.core.Broker;
-import dev.wharf.core.BrokerOptions;
-import dev.wharf.http.HttpSettings;
-import dev.wharf.http.WharfHttp;
-import dev.wharf.testing.MutableClock;
-import io.micrometer.prometheusmetrics.PrometheusConfig;
-import io.micrometer.prometheusmetrics.PrometheusMeterRegistry;
-import java.net.URI;
 import java.net.http.HttpClient;
-import java.net.http.HttpRequest;
 import java.net.http.HttpResponse;
 import java.nio.file.Path;
-import java.time.Duration;
 import java.util.concurrent.atomic.AtomicLong;
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.BeforeEach;
@@ -34,31 +24,22 @@ class SqliteDiskFreeLimitOverHttpTest {
   @TempDir Path dir;
   private final AtomicLong free = new AtomicLong(1L << 30);
   private final AtomicLong nanos = new AtomicLong(1_000);
-  private SqliteStore store;
-  private Broker broker;
-  private WharfHttp http;
+  private ServedStore served;
   private HttpClient client;
 
   @BeforeEach
   void open() {
-    store = new SqliteStore(dir.resolve("wharf.db"));
+    SqliteStore store = new SqliteStore(dir.resolve("wharf.db"));
     store.diskFreeLimit(50L << 20);
     store.diskFreeFrom(free::get, nanos::get);
-    store.start();
-    broker = new Broker(store, MutableClock.atEpochDay(), BrokerOptions.defaults(),
-        new PrometheusMeterRegistry(PrometheusConfig.DEFAULT));
-    broker.startWithoutReapers();
-    http = WharfHttp.start(broker, new PrometheusMeterRegistry(PrometheusConfig.DEFAULT),
-        HttpSettings.defaults().withPort(0));
+    served = ServedStore.serve(store);
     client = HttpClient.newHttpClient();
   }
 
   @AfterEach
   void close() {
     client.close();
-    http.close();
-    broker.close();
-    store.close();
+    served.close();
   }
 
   @Test
@@ -105,12 +86,6 @@ class SqliteDiskFreeLimitOverHttpTest {
   }
 
   private HttpResponse<String> send(String method, String path, String body) throws Exception {
-    return client.send(
-        HttpRequest.newBuilder(URI.create("http://127.0.0.1:" + http.port() + path))
-            .timeout(Duration.ofSeconds(5))
-            .header("Content-Type", "application/json")
-            .method(method, HttpRequest.BodyPublishers.ofString(body))
-            .build(),
-        HttpResponse.BodyHandlers.ofString());
+    return client.send(served.request(method, path, body), HttpResponse.BodyHandlers.ofString());
   }
 }

@@ -4,19 +4,10 @@ import static org.assertj.core.api.Assertions.assertThat;
 
 import com.fasterxml.jackson.databind.JsonNode;
 import com.fasterxml.jackson.databind.ObjectMapper;
-import dev.wharf.core.Broker;
-import dev.wharf.core.BrokerOptions;
-import dev.wharf.http.HttpSettings;
-import dev.wharf.http.WharfHttp;
-import dev.wharf.testing.MutableClock;
-import io.micrometer.prometheusmetrics.PrometheusConfig;
-import io.micrometer.prometheusmetrics.PrometheusMeterRegistry;
-import java.net.URI;
 import java.net.http.HttpClient;
 import java.net.http.HttpRequest;
 import java.net.http.HttpResponse;
 import java.nio.file.Path;
-import java.time.Duration;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.TimeUnit;
 import org.junit.jupiter.api.AfterEach;
@@ -34,9 +25,7 @@ class SqliteSettleOverHttpTest {
 
   @TempDir Path dir;
   private final SyncGate gate = new SyncGate();
-  private SqliteStore store;
-  private Broker broker;
-  private WharfHttp http;
+  private ServedStore served;
   private HttpClient client;
 
   @BeforeEach
@@ -50,9 +39,7 @@ class SqliteSettleOverHttpTest {
   void close() {
     gate.open();
     client.close();
-    http.close();
-    broker.close();
-    store.close();
+    served.close();
   }
 
   @Test
@@ -83,9 +70,7 @@ class SqliteSettleOverHttpTest {
     assertThat(publishing.get(5, TimeUnit.SECONDS).statusCode()).isBetween(200, 299);
 
     // After a restart the acked message is gone and only the second one is there.
-    http.close();
-    broker.close();
-    store.close();
+    served.close();
     serve(new SqliteStore(dir.resolve("wharf.db")));
     JsonNode left =
         JSON.readTree(send("POST", "/v1/queues/q/receive", "{\"max\":10}").body())
@@ -117,15 +102,8 @@ class SqliteSettleOverHttpTest {
     assertThat(send("GET", "/v1/queues/q", "").statusCode()).isEqualTo(200);
   }
 
-  /** Starts {@code s} and a broker and server on it, on an ephemeral port. */
   private void serve(SqliteStore s) {
-    store = s;
-    store.start();
-    broker = new Broker(store, MutableClock.atEpochDay(), BrokerOptions.defaults(),
-        new PrometheusMeterRegistry(PrometheusConfig.DEFAULT));
-    broker.startWithoutReapers();
-    http = WharfHttp.start(broker, new PrometheusMeterRegistry(PrometheusConfig.DEFAULT),
-        HttpSettings.defaults().withPort(0));
+    served = ServedStore.serve(s);
   }
 
   private HttpResponse<String> send(String method, String path, String body) throws Exception {
@@ -133,10 +111,6 @@ class SqliteSettleOverHttpTest {
   }
 
   private HttpRequest request(String method, String path, String body) {
-    return HttpRequest.newBuilder(URI.create("http://127.0.0.1:" + http.port() + path))
-        .timeout(Duration.ofSeconds(5))
-        .header("Content-Type", "application/json")
-        .method(method, HttpRequest.BodyPublishers.ofString(body))
-        .build();
+    return served.request(method, path, body);
   }
 }
