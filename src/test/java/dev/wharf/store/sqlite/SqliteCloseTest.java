@@ -26,8 +26,7 @@ class SqliteCloseTest {
   void aWriteWhoseFsyncIsUnderWayAtCloseIsAnsweredNotFailed() throws Exception {
     SyncGate gate = new SyncGate();
     SqliteStore store =
-        new SqliteStore(
-            dir.resolve("wharf.db"), Checkpointer.restartFrames(SqliteStore.DEFAULT_PAGE_SIZE), gate);
+        SyncGate.storeAt(dir.resolve("wharf.db"), gate);
     store.start();
     store.queuesPut(new QueueRecord("q", "{}", null));
     gate.close();

@@ -36,7 +36,7 @@ class SqliteEarlyClaimTest {
 
   @BeforeEach
   void open() {
-    store = new SqliteStore(dir.resolve("wharf.db"), Checkpointer.restartFrames(SqliteStore.DEFAULT_PAGE_SIZE), gate);
+    store = SyncGate.storeAt(dir.resolve("wharf.db"), gate);
     store.start();
     store.queuesPut(new QueueRecord("q", "{}", null));
   }

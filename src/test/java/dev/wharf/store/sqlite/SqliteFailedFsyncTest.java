@@ -156,11 +156,7 @@ class SqliteFailedFsyncTest {
   @Test
   void leasesHeldInMemoryWaitForARestartWithoutSpinningTheWriter() throws Exception {
     store.close();
-    store =
-        new SqliteStore(
-            dir.resolve("wharf.db"),
-            Checkpointer.restartFrames(SqliteStore.DEFAULT_PAGE_SIZE),
-            gate);
+    store = SyncGate.storeAt(dir.resolve("wharf.db"), gate);
     // Long enough that the lease is still held in memory when the fsync fails.
     store.writeLeasesBackAfter(java.time.Duration.ofMillis(200));
     store.start();
@@ -185,11 +181,7 @@ class SqliteFailedFsyncTest {
   }
 
   private SqliteStore openStore(GroupCommitWriter.WalSync sync, boolean checkpointOnlyWhenAsked) {
-    SqliteStore s =
-        new SqliteStore(
-            dir.resolve("wharf.db"),
-            Checkpointer.restartFrames(SqliteStore.DEFAULT_PAGE_SIZE),
-            sync);
+    SqliteStore s = SyncGate.storeAt(dir.resolve("wharf.db"), sync);
     if (checkpointOnlyWhenAsked) {
       s.checkpointOnlyWhenAsked();
     }

@@ -216,8 +216,7 @@ class SqliteSettleAtCommitTest {
   }
 
   private SqliteStore openStore(Path file, boolean checkpointOnlyWhenAsked) {
-    SqliteStore s =
-        new SqliteStore(file, Checkpointer.restartFrames(SqliteStore.DEFAULT_PAGE_SIZE), gate);
+    SqliteStore s = SyncGate.storeAt(file, gate);
     if (checkpointOnlyWhenAsked) {
       s.checkpointOnlyWhenAsked();
     }

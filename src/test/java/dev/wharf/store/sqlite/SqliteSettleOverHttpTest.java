@@ -30,8 +30,7 @@ class SqliteSettleOverHttpTest {
 
   @BeforeEach
   void open() {
-    serve(new SqliteStore(
-        dir.resolve("wharf.db"), Checkpointer.restartFrames(SqliteStore.DEFAULT_PAGE_SIZE), gate));
+    serve(SyncGate.storeAt(dir.resolve("wharf.db"), gate));
     client = HttpClient.newHttpClient();
   }
 

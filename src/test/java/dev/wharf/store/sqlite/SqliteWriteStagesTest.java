@@ -37,11 +37,7 @@ class SqliteWriteStagesTest {
 
   @BeforeEach
   void open() {
-    store =
-        new SqliteStore(
-            dir.resolve("wharf.db"),
-            Checkpointer.restartFrames(SqliteStore.DEFAULT_PAGE_SIZE),
-            gate);
+    store = SyncGate.storeAt(dir.resolve("wharf.db"), gate);
     store.start();
     store.queuesPut(new QueueRecord("q", "{}", null));
     store.bindMetrics(registry);

@@ -3,6 +3,7 @@ package dev.wharf.store.sqlite;
 import static org.assertj.core.api.Assertions.assertThat;
 
 import java.io.IOException;
+import java.nio.file.Path;
 import java.util.concurrent.Semaphore;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicInteger;
@@ -71,5 +72,13 @@ final class SyncGate implements GroupCommitWriter.WalSync {
     } finally {
       held.decrementAndGet();
     }
+  }
+
+  /**
+   * A store (not yet started) on {@code file} whose every WAL fsync first passes {@code sync}: a
+   * gate, or a test's own stand-in for the disk.
+   */
+  static SqliteStore storeAt(Path file, GroupCommitWriter.WalSync sync) {
+    return new SqliteStore(file, Checkpointer.restartFrames(SqliteStore.DEFAULT_PAGE_SIZE), sync);
   }
 }
