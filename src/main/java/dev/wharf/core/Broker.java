@@ -1,5 +1,9 @@
 package dev.wharf.core;
 
+import static dev.wharf.core.StoreCalls.await;
+import static dev.wharf.core.StoreCalls.guard;
+import static dev.wharf.core.StoreCalls.guarded;
+
 import dev.wharf.core.BrokerMetrics.Event;
 import dev.wharf.store.BrowseRequest;
 import dev.wharf.store.ClaimRequest;
@@ -12,11 +16,9 @@ import dev.wharf.store.PublishBatch;
 import dev.wharf.store.PublishResult;
 import dev.wharf.store.PublishedAndClaimed;
 import dev.wharf.store.QueueCounts;
-import dev.wharf.store.QueueGone;
 import dev.wharf.store.RedriveRequest;
 import dev.wharf.store.Redriven;
 import dev.wharf.store.Store;
-import dev.wharf.store.StoreException;
 import dev.wharf.store.VisibleElsewhere;
 import io.micrometer.core.instrument.MeterRegistry;
 import java.time.Duration;
@@ -29,7 +31,6 @@ import java.util.Map;
 import java.util.Optional;
 import java.util.Set;
 import java.util.concurrent.CompletableFuture;
-import java.util.concurrent.CompletionException;
 import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.ScheduledExecutorService;
 import java.util.concurrent.ScheduledFuture;
@@ -1045,59 +1046,9 @@ public final class Broker implements AutoCloseable {
         queue, state -> depths.depth(queue, state), () -> depths.oldestReadyAgeSeconds(queue));
   }
 
-  static <T> T guard(java.util.function.Supplier<T> storeCall) {
-    try {
-      return storeCall.get();
-    } catch (StoreException e) {
-      throw unavailable(e);
-    } catch (QueueGone e) {
-      throw new BrokerException.QueueNotFound(e.queue());
-    }
-  }
-
-  /** A store's future, its storage failure (thrown or completed with) turned into the broker's. */
-  static <T> CompletableFuture<T> guarded(java.util.function.Supplier<CompletableFuture<T>> call) {
-    CompletableFuture<T> storeCall;
-    try {
-      storeCall = call.get();
-    } catch (RuntimeException e) {
-      storeCall = CompletableFuture.failedFuture(e);
-    }
-    return storeCall.exceptionallyCompose(
-        failure ->
-            CompletableFuture.failedFuture(
-                switch (unwrap(failure)) {
-                  case StoreException e -> unavailable(e);
-                  case QueueGone e -> new BrokerException.QueueNotFound(e.queue());
-                  case Throwable t -> t;
-                }));
-  }
-
-  private static BrokerException unavailable(StoreException e) {
-    return new BrokerException.Unavailable(
-        "storage failed: " + StoreException.firstLine(e.getMessage()));
-  }
-
-  /** Waits for a broker future on the caller's thread, throwing what it failed with. */
-  static <T> T await(CompletableFuture<T> pending) {
-    try {
-      return pending.join();
-    } catch (CompletionException e) {
-      if (e.getCause() instanceof RuntimeException r) {
-        throw r;
-      }
-      if (e.getCause() instanceof Error err) {
-        throw err;
-      }
-      throw e;
-    }
-  }
-
   /** The failure a dependent future reports, without the wrapper a chain adds. */
   public static Throwable unwrap(Throwable failure) {
-    return failure instanceof CompletionException c && c.getCause() != null
-        ? c.getCause()
-        : failure;
+    return StoreCalls.unwrap(failure);
   }
 
   static void checkRange(String field, Duration d, Duration min, Duration max) {

@@ -33,27 +33,27 @@ public final class Settlements {
    * @param permissive accept a stale lease while its message still exists (Cloudflare semantics)
    */
   public List<LeaseOutcome> ack(String queue, List<String> leaseIds, boolean permissive) {
-    return Broker.await(ackAsync(queue, leaseIds, permissive));
+    return StoreCalls.await(ackAsync(queue, leaseIds, permissive));
   }
 
   public List<LeaseOutcome> nack(String queue, List<String> leaseIds, Duration delay) {
-    return Broker.await(nackAsync(queue, leaseIds, delay, null));
+    return StoreCalls.await(nackAsync(queue, leaseIds, delay, null));
   }
 
   public List<LeaseOutcome> dead(String queue, List<String> leaseIds, String reason) {
-    return Broker.await(deadAsync(queue, leaseIds, reason));
+    return StoreCalls.await(deadAsync(queue, leaseIds, reason));
   }
 
   public List<LeaseOutcome> defer(String queue, List<String> leaseIds, Duration delay) {
-    return Broker.await(deferAsync(queue, leaseIds, delay));
+    return StoreCalls.await(deferAsync(queue, leaseIds, delay));
   }
 
   public List<LeaseOutcome> extend(String queue, List<String> leaseIds, Duration by) {
-    return Broker.await(extendAsync(queue, leaseIds, by));
+    return StoreCalls.await(extendAsync(queue, leaseIds, by));
   }
 
   public List<LeaseOutcome> release(String queue, List<String> leaseIds) {
-    return Broker.await(releaseAsync(queue, leaseIds));
+    return StoreCalls.await(releaseAsync(queue, leaseIds));
   }
 
   // Each below checks its arguments on the caller's thread (throwing what is wrong) and completes
@@ -133,7 +133,7 @@ public final class Settlements {
             policy,
             reason,
             permissive);
-    return Broker.guarded(
+    return StoreCalls.guarded(
             () ->
                 broker.store().messagesSettleAsync(req).exceptionallyComposeAsync(failure -> {
                   // The store refused to move messages into a dead-letter queue deleted since
@@ -141,7 +141,7 @@ public final class Settlements {
                   // as a dead move does when its DLQ is missing, and the same write tried once
                   // more (it wrote nothing). Off the store's thread, which may not wait for a
                   // write of its own.
-                  if (Broker.unwrap(failure) instanceof QueueGone gone
+                  if (StoreCalls.unwrap(failure) instanceof QueueGone gone
                       && gone.queue().equals(policy.deadLetterQueue())) {
                     broker.queues().restoreDeadLetterQueue(gone.queue());
                     return broker.store().messagesSettleAsync(req);
