@@ -27,13 +27,10 @@ import java.time.InstantSource;
 import java.util.ArrayList;
 import java.util.LinkedHashSet;
 import java.util.List;
-import java.util.Map;
 import java.util.Optional;
 import java.util.Set;
 import java.util.concurrent.CompletableFuture;
-import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.ScheduledExecutorService;
-import java.util.concurrent.ScheduledFuture;
 import java.util.concurrent.ScheduledThreadPoolExecutor;
 import java.util.concurrent.TimeUnit;
 import java.util.logging.Level;
@@ -59,6 +56,8 @@ public final class Broker implements AutoCloseable {
   private final Settlements settlements;
   private final Reapers reapers;
   private final ScheduledExecutorService timers;
+  /** Timers that wake consumers when delayed messages come due. */
+  private final DelayedWakes wakes;
   /** Set once by {@link #stopWaiting()}: from then on no receive waits. */
   private volatile boolean stopping;
   /** Config entries not applied for lack of room on the disk. */
@@ -78,6 +77,7 @@ public final class Broker implements AutoCloseable {
     // Every parked receive schedules its timeout; most are cancelled by a message first.
     t.setRemoveOnCancelPolicy(true);
     this.timers = t;
+    this.wakes = new DelayedWakes(store, clock, queues, waiters, t);
     this.waitingForRoom = new EntriesWaitingForRoom(this, t);
     this.settlements = new Settlements(this);
     this.reapers = new Reapers(this);
@@ -307,7 +307,7 @@ public final class Broker implements AutoCloseable {
   }
 
   private void deleted(String queue, QueueSettings before) {
-    forgetWake(queue);
+    wakes.forgetWake(queue);
     metrics.forget(queue);
     depths.forget(queue);
     // Its long-polls answer now (queue not found) instead of holding their connections, and
@@ -751,11 +751,7 @@ public final class Broker implements AutoCloseable {
 
   /** Whether the store knows the queue holds nothing ready; a store that fails knows nothing. */
   boolean knownEmpty(String queue) {
-    try {
-      return store.knownEmpty(queue);
-    } catch (RuntimeException e) {
-      return false;
-    }
+    return wakes.knownEmpty(queue);
   }
 
   /** For {@link ParkedReceive}: a wake may have come from the queue's deletion. */
@@ -903,142 +899,21 @@ public final class Broker implements AutoCloseable {
   }
 
   /**
-   * Wakes consumers for messages visible now, and schedules a wake for ones visible later. That
-   * one is scheduled whoever waits now: a consumer between two parks (woken, or taken for a
-   * hand-over) is out of the list for a moment, and it is one pending wake a queue at most.
+   * Wakes consumers for messages visible now, and schedules a wake for ones visible later (see
+   * {@link DelayedWakes#madeVisible}).
    */
   void madeVisible(String queue, int now, Instant later) {
-    if (now > 0) {
-      waiters.wake(queue, now);
-    }
-    if (later != null) {
-      // Counted from just before they come due, not from now: heard late (another node's, or a
-      // write slower than its delay), they may be due already.
-      Instant asked = clock.instant();
-      Instant justBefore = later.minusMillis(1);
-      scheduleWake(queue, later, justBefore.isBefore(asked) ? justBefore : asked);
-    }
+    wakes.madeVisible(queue, now, later);
   }
 
-  /**
-   * Schedules a wake for the queue's next delayed message, for a consumer about to park. A queue
-   * the store knows empty has none; a read that fails costs the consumer only this wake (it is
-   * woken by publishes still, or its wait runs out), not its answer.
-   */
+  /** Schedules a wake for the queue's next delayed message, for a consumer about to park. */
   void scheduleWakeForDelayed(String queue, Instant now) {
-    if (knownEmpty(queue)) {
-      return;
-    }
-    Optional<Instant> next;
-    try {
-      next = guard(() -> store.messagesNextVisible(queue, now));
-    } catch (RuntimeException e) {
-      LOG.log(Level.FINE, "could not read when " + queue + "'s next delayed message is due", e);
-      return;
-    }
-    next.ifPresent(t -> scheduleWake(queue, t, now));
-  }
-
-  /**
-   * A wake of a queue's consumers scheduled for when a delayed message becomes visible. It wakes
-   * as many as the messages that came due after {@code from} can serve: those due before were
-   * visible when it was asked for, and were woken for, or claimed, then.
-   */
-  private static final class PendingWake {
-    final Instant at;
-    /** Moved earlier, never later, while it waits: see {@link #scheduleWake}. */
-    volatile Instant from;
-    volatile ScheduledFuture<?> task;
-
-    PendingWake(Instant at, Instant from) {
-      this.at = at;
-      this.from = from;
-    }
-  }
-
-  /** Counted at most, when a wake sizes itself: a hundred full receives. */
-  private static final int MAX_DUE_COUNTED = BrokerOptions.MAX_RECEIVE_BATCH * 100;
-
-  /**
-   * At most one per queue, the earliest asked for: each delayed publish or nack, and each
-   * consumer that parks, asks for one, and a task each would live until its time (days, for a
-   * long delay). When it fires it asks the store for the next time a message becomes visible and
-   * schedules that, as long as consumers wait.
-   */
-  private final Map<String, PendingWake> wakes = new ConcurrentHashMap<>();
-
-  private void scheduleWake(String queue, Instant at, Instant from) {
-    wakes.compute(
-        queue,
-        (q, pending) -> {
-          if (queues.find(q) == null) {
-            // Another node's delayed messages in a queue this node does not know (yet, or any
-            // more), or a publish that ran into the deletion: a timer would outlive the queue,
-            // days for a long delay. In the map's lock for the name, so a deletion either comes
-            // after this and cancels what it made, or came before and nothing is made.
-            return pending;
-          }
-          if (pending != null && !pending.at.isAfter(at)) {
-            // It fires first, and then schedules what comes after it; it counts from the earlier
-            // of the two, so messages heard of late are among those it wakes for.
-            if (from.isBefore(pending.from)) {
-              pending.from = from;
-            }
-            return pending;
-          }
-          if (pending != null) {
-            pending.task.cancel(false);
-          }
-          PendingWake next =
-              new PendingWake(at, pending != null && pending.from.isBefore(from) ? pending.from
-                  : from);
-          // To the nanosecond: a wake a moment early finds the message not yet visible.
-          long nanos = Math.max(0, Duration.between(clock.instant(), at).toNanos());
-          next.task = timers.schedule(() -> fire(q, next), nanos, TimeUnit.NANOSECONDS);
-          return next;
-        });
-  }
-
-  private void fire(String queue, PendingWake self) {
-    boolean waiting = waiters.hasWaiters(queue);
-    Instant now = clock.instant();
-    try {
-      // Many messages may come due at one instant, more than a hundred parked consumers take:
-      // woken for a fixed number, the rest would wait out their timeouts beside ready messages.
-      // The floor covers messages that came due as this wake was being asked for.
-      int due = waiting ? comeDue(queue, self.from, now) : 0;
-      waiters.wake(queue, Math.max(due, BrokerOptions.MAX_RECEIVE_BATCH));
-    } finally {
-      // Only now may another wake be scheduled in its place; the store is asked after, so a
-      // delayed message made while this one ran is not missed.
-      wakes.remove(queue, self);
-    }
-    if (waiting || waiters.hasWaiters(queue)) {
-      scheduleWakeForDelayed(queue, now);
-    }
-  }
-
-  /** How many messages came due after {@code from}; 0 when the store cannot tell. */
-  private int comeDue(String queue, Instant from, Instant now) {
-    try {
-      return guard(() -> store.messagesVisibleBetween(queue, from, now, MAX_DUE_COUNTED));
-    } catch (RuntimeException e) {
-      LOG.log(Level.FINE, "could not count the messages due in " + queue, e);
-      return 0;
-    }
+    wakes.scheduleWakeForDelayed(queue, now);
   }
 
   /** Tasks waiting on the timers' thread (for tests: what parks and delays leave behind). */
   int scheduledTasks() {
     return ((ScheduledThreadPoolExecutor) timers).getQueue().size();
-  }
-
-  /** Drops a deleted queue's pending wake. */
-  private void forgetWake(String queue) {
-    PendingWake pending = wakes.remove(queue);
-    if (pending != null) {
-      pending.task.cancel(false);
-    }
   }
 
   private void watch(String queue) {
