@@ -22,7 +22,7 @@ import java.util.concurrent.atomic.AtomicBoolean;
  * stops, the wake it sends every waiter ends the receive with nothing, no claim made.
  */
 final class ParkedReceive {
-  private final Broker broker;
+  private final Receives receives;
   private final QueueWaiters waiters;
   private final ScheduledExecutorService timers;
   private final String queue;
@@ -38,7 +38,7 @@ final class ParkedReceive {
   private volatile ScheduledFuture<?> timeout;
 
   ParkedReceive(
-      Broker broker,
+      Receives receives,
       QueueWaiters waiters,
       ScheduledExecutorService timers,
       String queue,
@@ -48,7 +48,7 @@ final class ParkedReceive {
       long startedNanos,
       long settingsMark,
       CompletableFuture<List<Delivery>> result) {
-    this.broker = broker;
+    this.receives = receives;
     this.waiters = waiters;
     this.timers = timers;
     this.queue = queue;
@@ -123,7 +123,7 @@ final class ParkedReceive {
       if (!handed.isEmpty()) {
         if (waiters.settingsGeneration() != settingsGeneration) {
           // Handed over just as the settings changed: not under the old ones.
-          broker.releaseQuietly(queue, handed);
+          receives.releaseQuietly(queue, handed);
           finish(List.of());
           return;
         }
@@ -145,9 +145,9 @@ final class ParkedReceive {
       return;
     }
     try {
-      broker.requireQueue(queue);
+      receives.requireQueue(queue);
       long epoch = waiters.epoch();
-      if (broker.stopping()) {
+      if (receives.stopping()) {
         // The server stops (read after the epoch, so a stop after this moves it and wakes a
         // park): the wait ends with nothing, and nothing is leased for an answer that may not
         // reach its consumer.
@@ -161,18 +161,18 @@ final class ParkedReceive {
         finish(List.of());
         return;
       }
-      if (last && broker.knownEmpty(queue)) {
+      if (last && receives.knownEmpty(queue)) {
         // The wait ran out on a queue that holds nothing: a claim would write nothing.
         finish(List.of());
         return;
       }
-      Instant now = broker.now();
-      List<Delivery> got = broker.claimAt(queue, max, lease, now);
+      Instant now = receives.now();
+      List<Delivery> got = receives.claimAt(queue, max, lease, now);
       if (!got.isEmpty() || last || System.nanoTime() >= deadline) {
         finish(got);
       } else {
         // A delayed message made while this consumer was between parks found no one waiting.
-        broker.scheduleWakeForDelayed(queue, now);
+        receives.scheduleWakeForDelayed(queue, now);
         park(epoch);
       }
     } catch (RuntimeException e) {
@@ -183,9 +183,9 @@ final class ParkedReceive {
 
   private void finish(List<Delivery> got) {
     end();
-    if (!result.complete(broker.waited(wait, started, got))) {
+    if (!result.complete(receives.waited(wait, started, got))) {
       // Nobody is left to answer: the leases go back at once, uncounted.
-      broker.releaseQuietly(queue, got);
+      receives.releaseQuietly(queue, got);
     }
   }
 
@@ -204,7 +204,7 @@ final class ParkedReceive {
   /** Gives back the parking slot, once. */
   private void end() {
     if (ended.compareAndSet(false, true)) {
-      broker.leftWaiting();
+      receives.leftWaiting();
     }
   }
 }
