@@ -23,15 +23,15 @@ final class EntriesWaitingForRoom {
 
   private record Entry(String queue, QueueSettings settings, QueueSettingsPatch named) {}
 
-  private final Broker broker;
+  private final QueueChanges changes;
   private final ScheduledExecutorService timers;
   /** In the order they apply; guards itself and {@link #retry}. */
   private final ArrayDeque<Entry> waiting = new ArrayDeque<>();
   /** The task applying {@link #waiting} each second, while it holds any. */
   private ScheduledFuture<?> retry;
 
-  EntriesWaitingForRoom(Broker broker, ScheduledExecutorService timers) {
-    this.broker = broker;
+  EntriesWaitingForRoom(QueueChanges changes, ScheduledExecutorService timers) {
+    this.changes = changes;
     this.timers = timers;
   }
 
@@ -41,9 +41,9 @@ final class EntriesWaitingForRoom {
    */
   boolean apply(String queue, QueueSettings settings, QueueSettingsPatch named) {
     synchronized (waiting) {
-      if (waiting.isEmpty() || broker.configApplied(queue, named)) {
+      if (waiting.isEmpty() || changes.configApplied(queue, named)) {
         try {
-          broker.applyConfiguredQueue(queue, settings, named);
+          changes.applyConfiguredQueue(queue, settings, named);
           return true;
         } catch (StoreException e) {
           if (!StorageFull.in(e)) {
@@ -72,7 +72,7 @@ final class EntriesWaitingForRoom {
       while (!waiting.isEmpty()) {
         Entry e = waiting.getFirst();
         try {
-          broker.applyConfiguredQueue(e.queue(), e.settings(), e.named());
+          changes.applyConfiguredQueue(e.queue(), e.settings(), e.named());
           LOG.info("queue " + e.queue() + " from the config file is applied");
         } catch (StoreException failed) {
           // Still no room, or another storage failure: the next round tries again.
