@@ -5,18 +5,15 @@ import static dev.wharf.core.StoreCalls.guard;
 import static dev.wharf.core.StoreCalls.guarded;
 
 import dev.wharf.core.BrokerMetrics.Event;
-import dev.wharf.store.BrowseRequest;
 import dev.wharf.store.ClaimRequest;
 import dev.wharf.store.Delivery;
 import dev.wharf.store.Message;
-import dev.wharf.store.MessageIds;
 import dev.wharf.store.MessageState;
 import dev.wharf.store.NewMessage;
 import dev.wharf.store.PublishBatch;
 import dev.wharf.store.PublishResult;
 import dev.wharf.store.PublishedAndClaimed;
 import dev.wharf.store.QueueCounts;
-import dev.wharf.store.RedriveRequest;
 import dev.wharf.store.Redriven;
 import dev.wharf.store.Store;
 import dev.wharf.store.VisibleElsewhere;
@@ -25,10 +22,7 @@ import java.time.Duration;
 import java.time.Instant;
 import java.time.InstantSource;
 import java.util.ArrayList;
-import java.util.LinkedHashSet;
 import java.util.List;
-import java.util.Optional;
-import java.util.Set;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.ScheduledExecutorService;
 import java.util.concurrent.ScheduledThreadPoolExecutor;
@@ -59,6 +53,7 @@ public final class Broker implements AutoCloseable {
   private final DelayedWakes wakes;
   private final Receives receives;
   private final QueueChanges changes;
+  private final MessageAdmin admin;
   /** Config entries not applied for lack of room on the disk. */
   private final EntriesWaitingForRoom waitingForRoom;
 
@@ -79,6 +74,7 @@ public final class Broker implements AutoCloseable {
     this.wakes = new DelayedWakes(store, clock, queues, waiters, t);
     this.changes = new QueueChanges(queues, waiters, metrics, depths, wakes, this::watch);
     this.waitingForRoom = new EntriesWaitingForRoom(changes, t);
+    this.admin = new MessageAdmin(store, clock, queues, wakes);
     this.settlements = new Settlements(this);
     this.receives =
         new Receives(store, clock, options, queues, waiters, metrics, settlements, wakes, t);
@@ -476,36 +472,22 @@ public final class Broker implements AutoCloseable {
 
   // ---- inspecting and repairing ----
 
-  public List<Message> browse(String queue, MessageState state, Boolean delayed, long after, int limit) {
-    queues.require(queue);
-    checkLimit(limit);
-    return guard(() -> store.messagesBrowse(
-        new BrowseRequest(queue, state, delayed, null, clock.instant(), after, limit)));
+  public List<Message> browse(
+      String queue, MessageState state, Boolean delayed, long after, int limit) {
+    return admin.browse(queue, state, delayed, after, limit);
   }
 
   /** The dead messages that came from {@code queue}, in the order they were first published. */
   public List<Message> deadLetters(String queue, long after, int limit) {
-    QueueSettings s = queues.require(queue);
-    checkLimit(limit);
-    if (s.deadLetterQueue() == null) {
-      return List.of();
-    }
-    return guard(() -> store.messagesBrowse(
-        new BrowseRequest(s.deadLetterQueue(), null, null, queue, clock.instant(), after, limit)));
+    return admin.deadLetters(queue, after, limit);
   }
 
   public Message message(String queue, String id) {
-    queues.require(queue);
-    Optional<Message> m =
-        MessageIds.wellFormed(id) ? guard(() -> store.messagesGet(queue, id)) : Optional.empty();
-    return m.orElseThrow(() -> new BrokerException.MessageNotFound(queue, id));
+    return admin.message(queue, id);
   }
 
   public void deleteMessage(String queue, String id) {
-    queues.require(queue);
-    if (!MessageIds.wellFormed(id) || !guard(() -> store.messagesDelete(queue, id))) {
-      throw new BrokerException.MessageNotFound(queue, id);
-    }
+    admin.deleteMessage(queue, id);
   }
 
   /**
@@ -513,38 +495,11 @@ public final class Broker implements AutoCloseable {
    * that name no dead message of the queue are skipped and said so.
    */
   public Redriven redrive(String queue, List<String> ids) {
-    QueueSettings s = queues.require(queue);
-    if (ids != null && (ids.isEmpty() || ids.size() > 1000)) {
-      throw new BrokerException.Invalid("ids must hold 1 to 1000 message ids");
-    }
-    // A set of messages: an id given twice is one message, moved and counted once.
-    List<String> distinct = ids == null ? null : List.copyOf(new LinkedHashSet<>(ids));
-    // Text of no id's shape names no message: skipped without asking the store.
-    List<String> named =
-        distinct == null ? null : distinct.stream().filter(MessageIds::wellFormed).toList();
-    if (s.deadLetterQueue() == null || (named != null && named.isEmpty())) {
-      return new Redriven(0, distinct == null ? List.of() : distinct);
-    }
-    int total = 0;
-    while (true) {
-      Redriven r = guard(() -> store.messagesRedrive(
-          new RedriveRequest(s.deadLetterQueue(), queue, named, clock.instant(), 1000)));
-      total += r.moved();
-      madeVisible(queue, r.moved(), null);
-      if (named != null && named.size() < distinct.size()) {
-        Set<String> skipped = Set.copyOf(r.skipped());
-        return new Redriven(total, distinct.stream()
-            .filter(id -> !MessageIds.wellFormed(id) || skipped.contains(id)).toList());
-      }
-      if (r.moved() < 1000 || ids != null) {
-        return new Redriven(total, r.skipped());
-      }
-    }
+    return admin.redrive(queue, ids);
   }
 
   public long purge(String queue) {
-    queues.require(queue);
-    return guard(() -> store.messagesPurge(queue));
+    return admin.purge(queue);
   }
 
   // ---- shared with Settlements and Reapers ----
@@ -600,7 +555,7 @@ public final class Broker implements AutoCloseable {
     }
   }
 
-  private static void checkLimit(int limit) {
+  static void checkLimit(int limit) {
     if (limit < 1 || limit > 1000) {
       throw new BrokerException.Invalid("limit must be between 1 and 1000, got " + limit);
     }
