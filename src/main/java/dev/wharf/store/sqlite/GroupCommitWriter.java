@@ -5,6 +5,7 @@ import dev.wharf.store.QueueGone;
 import dev.wharf.store.StorageFull;
 import dev.wharf.store.StoreException;
 import dev.wharf.store.WriteFuture;
+import dev.wharf.store.sqlite.FsyncThread.Completion;
 import java.sql.Connection;
 import java.sql.PreparedStatement;
 import java.sql.ResultSet;
@@ -19,8 +20,6 @@ import java.util.Map;
 import java.util.Set;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.CompletionException;
-import java.util.concurrent.ConcurrentHashMap;
-import java.util.concurrent.ConcurrentLinkedQueue;
 import java.util.concurrent.LinkedBlockingQueue;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicInteger;
@@ -194,7 +193,7 @@ final class GroupCommitWriter implements AutoCloseable {
     CLAIM
   }
 
-  private record Pending<T>(
+  record Pending<T>(
       Op<T> op,
       CompletableFuture<T> done,
       Answer answer,
@@ -215,8 +214,8 @@ final class GroupCommitWriter implements AutoCloseable {
   private final Counters counters;
   private final Tx tx;
   private final LinkedBlockingQueue<Pending<?>> queue = new LinkedBlockingQueue<>();
-  private final LinkedBlockingQueue<Runnable> committed = new LinkedBlockingQueue<>();
-  private final WalSync walSync;
+  /** The fsync thread, which makes each committed batch durable and answers its callers. */
+  private final FsyncThread fsync;
   private final BetweenBatches betweenBatches;
   private final Thread thread;
   private final Thread syncer;
@@ -230,8 +229,6 @@ final class GroupCommitWriter implements AutoCloseable {
   private static final long WRITE_BACK_RETRY_NANOS = 100_000_000L;
   /** The highest seq a committed transaction reserved; the writer's thread only. */
   private long seqsReservedUpTo;
-  /** The highest seq whose publish an fsync has covered. */
-  private volatile long durableSeq;
 
   /** Whether writes are failing now, for readiness. */
   private final WriteHealth health;
@@ -241,16 +238,6 @@ final class GroupCommitWriter implements AutoCloseable {
   private final AtomicInteger deletions = new AtomicInteger();
   /** Whether the room kept was given up to the deletions under way, which alone may use it. */
   private volatile boolean roomGivenUp;
-  /**
-   * Seqs replaced by key in batches not yet covered by an fsync, each with the number of the last
-   * batch that replaced it: an fsync clears only the marks of the batches it covers.
-   */
-  private final Map<Long, Long> upsertsInFlight = new ConcurrentHashMap<>();
-  /**
-   * Committed claims that lease a message not yet durable, checked after every fsync. Each is
-   * also in its own batch's {@link Completion}, which answers it if no earlier fsync did.
-   */
-  private final ConcurrentLinkedQueue<Waiting> awaitingDurable = new ConcurrentLinkedQueue<>();
   /** Batches committed; written by the writer's thread only, read by metrics. */
   private volatile long batches;
   /** Told where each batch's time went; set by metrics. */
@@ -269,9 +256,6 @@ final class GroupCommitWriter implements AutoCloseable {
       LongConsumer queued, LongConsumer ran, LongConsumer synced, LongConsumer madeDurable) {
     static final Stages NONE = new Stages(n -> {}, n -> {}, n -> {}, n -> {});
   }
-
-  /** A committed claim and its deliveries, to answer once every message in them is durable. */
-  private record Waiting(Pending<?> pending, List<?> deliveries) {}
 
   /** Makes committed WAL frames durable; {@link #sync()} returns once they are on disk. */
   interface WalSync {
@@ -306,80 +290,13 @@ final class GroupCommitWriter implements AutoCloseable {
     this.conn = conn;
     this.db = conn.unwrap(org.sqlite.SQLiteConnection.class).getDatabase();
     this.counters = counters;
-    this.walSync = walSync;
     this.betweenBatches = betweenBatches;
     conn.setAutoCommit(false);
     this.tx = new Tx(conn, leases, new HashMap<>(), nextSeq);
-    this.durableSeq = nextSeq - 1;
+    this.fsync = new FsyncThread(walSync, health, nextSeq - 1);
+    this.syncer = fsync.thread();
     this.thread = Thread.ofPlatform().name("wharf-sqlite-writer").daemon().start(this::loop);
-    this.syncer = Thread.ofPlatform().name("wharf-sqlite-fsync").daemon().start(this::syncLoop);
-  }
-
-  private void syncLoop() {
-    List<Runnable> ready = new ArrayList<>();
-    boolean stopping = false;
-    while (!stopping) {
-      try {
-        ready.add(committed.take());
-      } catch (InterruptedException e) {
-        break;
-      }
-      committed.drainTo(ready);
-      // What came before the stop is made durable and answered first.
-      stopping = ready.remove(STOP_SYNCING);
-      if (ready.isEmpty()) {
-        continue;
-      }
-      String broken = health.broken();
-      if (broken != null) {
-        // Committed after the failure: nothing vouches for them now (see WriteHealth.broke).
-        failAll(ready, new StoreException(broken));
-        continue;
-      }
-      long began = System.nanoTime();
-      try {
-        // Batches that changed no row (a reaper's pass that found nothing, claims whose leases
-        // live in memory) appended nothing to the WAL: what they read was synced in an earlier
-        // round, since rounds take commits in order. An fsync here would only flush the disk's
-        // cache, about 20 times a second on an idle server.
-        if (ready.stream().anyMatch(r -> r instanceof Completion c && c.wrote())) {
-          walSync.sync();
-          stages.synced().accept(System.nanoTime() - began);
-          if (health.failure() != null && health.durable(lastNumber(ready))) {
-            // The outage's end, for whoever read its start in the log.
-            LOG.info("writes work again");
-          }
-        }
-      } catch (java.io.IOException | RuntimeException e) {
-        // The commits happened but may not be durable: never claim they are.
-        if (health.broke(String.valueOf(e.getMessage()))) {
-          LOG.log(Level.SEVERE, "fsync of the WAL failed: writes are refused until the server"
-              + " restarts; check the disk", e);
-        }
-        failAll(ready, new StoreException(health.broken(), e));
-        continue;
-      }
-      long synced = System.nanoTime();
-      for (Runnable r : ready) {
-        if (r instanceof Completion c) {
-          stages.madeDurable().accept(synced - c.committedNanos());
-          durableSeq = Math.max(durableSeq, c.maxSeq());
-          c.upserted().forEach(seq -> upsertsInFlight.remove(seq, c.number()));
-        }
-      }
-      answerNowDurable();
-      ready.forEach(Runnable::run);
-      ready.clear();
-    }
-  }
-
-  private static void failAll(List<Runnable> ready, StoreException failure) {
-    for (Runnable r : ready) {
-      if (r instanceof Completion c) {
-        c.fail(failure);
-      }
-    }
-    ready.clear();
+    fsync.start();
   }
 
   /**
@@ -402,45 +319,9 @@ final class GroupCommitWriter implements AutoCloseable {
     }
   }
 
-  /** The number of the last batch among those an fsync round covers (0 for none). */
-  private static long lastNumber(List<Runnable> round) {
-    long last = 0;
-    for (Runnable r : round) {
-      if (r instanceof Completion c) {
-        last = Math.max(last, c.number());
-      }
-    }
-    return last;
-  }
-
   /** Why writes are failing (the last one failed and none made durable since), or null. */
   String writeFailure() {
     return health.failure();
-  }
-
-  /**
-   * Answers for one committed batch, run once the fsync covering it returned, with what that
-   * fsync made durable: messages up to {@code maxSeq}, and the key upserts of the batch.
-   */
-  private record Completion(
-      List<Pending<?>> batch,
-      Object[] results,
-      long number,
-      long maxSeq,
-      Set<Long> upserted,
-      long committedNanos,
-      boolean wrote)
-      implements Runnable {
-    @Override
-    public void run() {
-      for (int i = 0; i < batch.size(); i++) {
-        complete(batch.get(i), results[i]);
-      }
-    }
-
-    void fail(StoreException e) {
-      batch.forEach(p -> p.done().completeExceptionally(e));
-    }
   }
 
   /** Batches committed so far, each one transaction. */
@@ -454,6 +335,7 @@ final class GroupCommitWriter implements AutoCloseable {
    */
   void observeStages(Stages observer) {
     stages = observer;
+    fsync.observeStages(observer);
   }
 
   /** Runs an operation in the next group commit and returns its result once it is durable. */
@@ -792,7 +674,7 @@ final class GroupCommitWriter implements AutoCloseable {
     tx.goingInTx.forEach(counters::forget);
     long number = ++batches;
     Set<Long> upserted = Set.copyOf(tx.upserted);
-    upserted.forEach(seq -> upsertsInFlight.put(seq, number));
+    fsync.upsertsInFlight(upserted, number);
     List<Pending<?>> durable = new ArrayList<>(batch.size());
     List<Object> durableResults = new ArrayList<>(batch.size());
     List<Integer> early = new ArrayList<>();
@@ -804,13 +686,13 @@ final class GroupCommitWriter implements AutoCloseable {
     for (int i = 0; i < batch.size(); i++) {
       Pending<?> p = batch.get(i);
       if (p.answer() == Answer.COMMITTED && settlesAtCommit
-          || p.claim() && onDiskAlready((List<?>) results[i])) {
+          || p.claim() && fsync.onDiskAlready((List<?>) results[i])) {
         early.add(i);
       } else {
         durable.add(p);
         durableResults.add(results[i]);
         if (p.claim()) {
-          awaitingDurable.add(new Waiting(p, (List<?>) results[i]));
+          fsync.awaitDurable(p, (List<?>) results[i]);
           waiting = true;
         }
       }
@@ -818,12 +700,12 @@ final class GroupCommitWriter implements AutoCloseable {
     if (waiting) {
       // An fsync may have made them durable after the check above but before they were listed,
       // and then found nothing to answer: look again now that they are.
-      answerNowDurable();
+      fsync.answerNowDurable();
     }
     // Claims answered early wrote nothing (their leases are held in memory); leases written back
     // and settles answered at commit go to disk with this fsync, which nobody may wait for.
     if (!durable.isEmpty() || wroteBack || wrote) {
-      committed.add(
+      fsync.committed(
           new Completion(
               durable,
               durableResults.toArray(),
@@ -867,33 +749,8 @@ final class GroupCommitWriter implements AutoCloseable {
     }
   }
 
-  /** Answers the waiting claims whose messages are all durable now. */
-  private void answerNowDurable() {
-    for (Iterator<Waiting> it = awaitingDurable.iterator(); it.hasNext(); ) {
-      Waiting w = it.next();
-      if (w.pending().done().isDone()) {
-        it.remove();
-      } else if (onDiskAlready(w.deliveries())) {
-        complete(w.pending(), w.deliveries());
-        it.remove();
-      }
-    }
-  }
-
-  /** Whether every message a claim leased was published (and last changed by key) on disk. */
-  private boolean onDiskAlready(List<?> deliveries) {
-    long durable = durableSeq;
-    for (Object o : deliveries) {
-      long seq = ((Delivery) o).message().seq();
-      if (seq > durable || upsertsInFlight.containsKey(seq)) {
-        return false;
-      }
-    }
-    return true;
-  }
-
   @SuppressWarnings("unchecked")
-  private static <T> void complete(Pending<T> p, Object result) {
+  static <T> void complete(Pending<T> p, Object result) {
     p.done().complete((T) result);
   }
 
@@ -965,21 +822,13 @@ final class GroupCommitWriter implements AutoCloseable {
     tx.statements.clear();
   }
 
-  /**
-   * Tells the fsync thread to stop once it has synced what came before. It is not interrupted:
-   * an interrupt during {@code force} closes the WAL's channel, failing that last fsync and the
-   * answers waiting for it.
-   */
-  private static final Runnable STOP_SYNCING = () -> {};
-
   @Override
   public void close() {
     running = false;
     thread.interrupt();
     try {
       thread.join(5000);
-      committed.add(STOP_SYNCING);
-      syncer.join(5000);
+      fsync.stop();
     } catch (InterruptedException e) {
       Thread.currentThread().interrupt();
     }
