@@ -22,7 +22,6 @@ import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.CompletionException;
 import java.util.concurrent.LinkedBlockingQueue;
 import java.util.concurrent.TimeUnit;
-import java.util.concurrent.atomic.AtomicInteger;
 import java.util.function.LongConsumer;
 import java.util.function.Supplier;
 import java.util.logging.Level;
@@ -232,12 +231,8 @@ final class GroupCommitWriter implements AutoCloseable {
 
   /** Whether writes are failing now, for readiness. */
   private final WriteHealth health;
-  /** Room given up for an operator's deletion on a full disk. */
-  private final RoomReserve reserve;
-  /** Operator's deletions under way ({@link #makingRoom}). */
-  private final AtomicInteger deletions = new AtomicInteger();
-  /** Whether the room kept was given up to the deletions under way, which alone may use it. */
-  private volatile boolean roomGivenUp;
+  /** The room kept on the disk for an operator's deletions. */
+  private final RoomForDeletions room;
   /** Batches committed; written by the writer's thread only, read by metrics. */
   private volatile long batches;
   /** Told where each batch's time went; set by metrics. */
@@ -285,7 +280,7 @@ final class GroupCommitWriter implements AutoCloseable {
       RoomReserve reserve)
       throws SQLException {
     this.health = health;
-    this.reserve = reserve;
+    this.room = new RoomForDeletions(reserve);
     this.seqsReservedUpTo = nextSeq - 1;
     this.conn = conn;
     this.db = conn.unwrap(org.sqlite.SQLiteConnection.class).getDatabase();
@@ -350,40 +345,21 @@ final class GroupCommitWriter implements AutoCloseable {
    * room.
    */
   <T> T submitFreeingRoom(Op<T> op) {
-    if (deletions.get() <= 0) {
+    if (!room.deletionUnderWay()) {
       throw new IllegalStateException("a deletion that frees room runs in makingRoom");
     }
     refuseOwnThreads();
     return join(enqueue(op, null, Answer.DURABLE, true));
   }
 
-  /**
-   * Runs an operator's deletion, whose writes go through {@link #submitFreeingRoom}. Once one of
-   * them has been given the room kept, every other write is refused (as on a full disk) until no
-   * such deletion is under way: a purge runs a transaction per chunk, and publishes retried in
-   * between would otherwise take the room its next chunks need, and leave it cut short on a disk
-   * full again. Once it is done, what it deleted is room inside the database for new messages.
-   */
+  /** Runs an operator's deletion: see {@link RoomForDeletions#makingRoom}. */
   <T> T makingRoom(Supplier<T> deletion) {
-    deletions.incrementAndGet();
-    try {
-      return deletion.get();
-    } finally {
-      synchronized (deletions) {
-        if (deletions.get() == 1 && roomGivenUp) {
-          // What room is left was the reserve's: kept again before other writes may take it, so
-          // the next full disk finds it too. Writes are refused until this is done.
-          reserve.ensure(true);
-          roomGivenUp = false;
-        }
-        deletions.decrementAndGet();
-      }
-    }
+    return room.makingRoom(deletion);
   }
 
   /** Whether writes but an operator's deletions are refused now: see {@link #makingRoom}. */
   boolean roomKeptForDeletions() {
-    return roomGivenUp && deletions.get() > 0;
+    return room.keptForDeletions();
   }
 
   /** Runs an operation in the next group commit and returns its result when {@code answer} says. */
@@ -544,7 +520,7 @@ final class GroupCommitWriter implements AutoCloseable {
     for (Iterator<Pending<?>> it = batch.iterator(); it.hasNext(); ) {
       Pending<?> p = it.next();
       if (!p.freesRoom()) {
-        refuseForDeletions(p);
+        RoomForDeletions.refuse(p);
         it.remove();
       }
     }
@@ -554,11 +530,6 @@ final class GroupCommitWriter implements AutoCloseable {
   /** Why writes but an operator's deletions are refused while {@link #roomKeptForDeletions}. */
   static final String ROOM_KEPT_FOR_DELETIONS =
       "the disk is full; its last room goes to a purge or delete under way";
-
-  private static void refuseForDeletions(Pending<?> p) {
-    p.done().completeExceptionally(
-        new StorageFull("write failed: " + ROOM_KEPT_FOR_DELETIONS, null));
-  }
 
   private void runBatch(List<Pending<?>> batch) {
     String broken = health.broken();
@@ -634,10 +605,7 @@ final class GroupCommitWriter implements AutoCloseable {
         return;
       }
       if (batch.size() == 1 && batch.get(0).freesRoom() && WriteHealth.diskFull(e)
-          && reserve.release(conn)) {
-        roomGivenUp = true;
-        LOG.warning("the disk is full: deleted " + reserve.file() + " to let a purge or delete"
-            + " make room; what it leaves of that room is kept again once it is done");
+          && room.giveUp(conn)) {
         runBatch(batch);
         return;
       }
@@ -654,7 +622,7 @@ final class GroupCommitWriter implements AutoCloseable {
         if (roomKeptForDeletions() && !p.freesRoom()) {
           // A deletion before it in the batch was just given the room kept, as the loop would
           // have refused it in a batch of its own.
-          refuseForDeletions(p);
+          RoomForDeletions.refuse(p);
         } else {
           runBatch(List.of(p));
         }

@@ -1,0 +1,84 @@
+package dev.wharf.store.sqlite;
+
+import dev.wharf.store.StorageFull;
+import dev.wharf.store.sqlite.GroupCommitWriter.Pending;
+import java.sql.Connection;
+import java.util.concurrent.atomic.AtomicInteger;
+import java.util.function.Supplier;
+import java.util.logging.Logger;
+
+/**
+ * The room kept on the disk for an operator's deletions ({@link RoomReserve}), as the writer
+ * hands it out: which deletions are under way, whether the room was given up to them, and the
+ * refusal of every other write while it is theirs.
+ */
+final class RoomForDeletions {
+  // The writer's logger: an operator follows the writer's full disk under one name.
+  private static final Logger LOG = Logger.getLogger(GroupCommitWriter.class.getName());
+
+  /** Room given up for an operator's deletion on a full disk. */
+  private final RoomReserve reserve;
+  /** Operator's deletions under way ({@link #makingRoom}). */
+  private final AtomicInteger deletions = new AtomicInteger();
+  /** Whether the room kept was given up to the deletions under way, which alone may use it. */
+  private volatile boolean roomGivenUp;
+
+  RoomForDeletions(RoomReserve reserve) {
+    this.reserve = reserve;
+  }
+
+  /** Whether an operator's deletion is under way, in {@link #makingRoom}. */
+  boolean deletionUnderWay() {
+    return deletions.get() > 0;
+  }
+
+  /**
+   * Runs an operator's deletion, whose writes go through {@link
+   * GroupCommitWriter#submitFreeingRoom}. Once one of them has been given the room kept, every
+   * other write is refused (as on a full disk) until no such deletion is under way: a purge runs a
+   * transaction per chunk, and publishes retried in between would otherwise take the room its next
+   * chunks need, and leave it cut short on a disk full again. Once it is done, what it deleted is
+   * room inside the database for new messages.
+   */
+  <T> T makingRoom(Supplier<T> deletion) {
+    deletions.incrementAndGet();
+    try {
+      return deletion.get();
+    } finally {
+      synchronized (deletions) {
+        if (deletions.get() == 1 && roomGivenUp) {
+          // What room is left was the reserve's: kept again before other writes may take it, so
+          // the next full disk finds it too. Writes are refused until this is done.
+          reserve.ensure(true);
+          roomGivenUp = false;
+        }
+        deletions.decrementAndGet();
+      }
+    }
+  }
+
+  /** Whether writes but an operator's deletions are refused now: see {@link #makingRoom}. */
+  boolean keptForDeletions() {
+    return roomGivenUp && deletions.get() > 0;
+  }
+
+  /**
+   * Gives the room kept to the deletion that just failed for lack of it, on the writer's
+   * connection. Returns whether there was room to give: then the deletion runs once more.
+   */
+  boolean giveUp(Connection conn) {
+    if (!reserve.release(conn)) {
+      return false;
+    }
+    roomGivenUp = true;
+    LOG.warning("the disk is full: deleted " + reserve.file() + " to let a purge or delete"
+        + " make room; what it leaves of that room is kept again once it is done");
+    return true;
+  }
+
+  /** Refuses a write while the room is kept for deletions ({@link #keptForDeletions}). */
+  static void refuse(Pending<?> p) {
+    p.done().completeExceptionally(
+        new StorageFull("write failed: " + GroupCommitWriter.ROOM_KEPT_FOR_DELETIONS, null));
+  }
+}
