@@ -57,7 +57,7 @@ import java.util.logging.Logger;
  * ({@link Tx#nextSeq()}), so it knows which are durable. A dead move keeps its message's seq, so
  * a claim from the DLQ may be answered before the move is on disk: a power loss that undoes the
  * move puts the message back in its queue, where it is delivered again. The writer also
- * reserves seqs a block at a time ({@link #SEQ_BLOCK}), in the transaction of the first row beyond
+ * reserves seqs a block at a time ({@link SeqBlocks}), in the transaction of the first row beyond
  * the last block, so that a start goes on after every seq ever handed out, even when the newest
  * messages are gone: message ids carry their seq and are never given twice.
  *
@@ -68,8 +68,6 @@ import java.util.logging.Logger;
 final class GroupCommitWriter implements AutoCloseable {
   private static final Logger LOG = Logger.getLogger(GroupCommitWriter.class.getName());
   private static final int MAX_BATCH = 512;
-  /** Seqs reserved at a time: one row written per this many messages, and skipped at a start. */
-  static final long SEQ_BLOCK = 1 << 20;
 
   interface Op<T> {
     T apply(Tx tx) throws SQLException;
@@ -123,6 +121,11 @@ final class GroupCommitWriter implements AutoCloseable {
     /** The seq of a new message: publish order, and the row's key. */
     long nextSeq() {
       return nextSeq++;
+    }
+
+    /** The highest seq handed out so far. */
+    long highestSeq() {
+      return nextSeq - 1;
     }
 
     /**
@@ -226,8 +229,8 @@ final class GroupCommitWriter implements AutoCloseable {
   /** Whether the last batch was a write-back of aged leases alone. */
   private boolean wroteBackLast;
   private static final long WRITE_BACK_RETRY_NANOS = 100_000_000L;
-  /** The highest seq a committed transaction reserved; the writer's thread only. */
-  private long seqsReservedUpTo;
+  /** The seqs reserved so far, a block at a time. */
+  private final SeqBlocks seqs;
 
   /** Whether writes are failing now, for readiness. */
   private final WriteHealth health;
@@ -281,7 +284,7 @@ final class GroupCommitWriter implements AutoCloseable {
       throws SQLException {
     this.health = health;
     this.room = new RoomForDeletions(reserve);
-    this.seqsReservedUpTo = nextSeq - 1;
+    this.seqs = new SeqBlocks(nextSeq);
     this.conn = conn;
     this.db = conn.unwrap(org.sqlite.SQLiteConnection.class).getDatabase();
     this.counters = counters;
@@ -579,9 +582,9 @@ final class GroupCommitWriter implements AutoCloseable {
       if (batch.isEmpty()) {
         tx.leases.writeBackOlderThan(tx, System.nanoTime() - tx.leases.maxAgeNanos());
       }
-      long reserved = reserveSeqs();
+      long reserved = seqs.reserveSeqs(tx);
       conn.commit();
-      seqsReservedUpTo = reserved;
+      seqs.committed(reserved);
       tx.live.addAll(tx.madeInTx);
       tx.live.removeAll(tx.goingInTx);
     } catch (SQLException | RuntimeException e) {
@@ -722,37 +725,9 @@ final class GroupCommitWriter implements AutoCloseable {
     p.done().complete((T) result);
   }
 
-  /**
-   * Writes a new block's bound in the open transaction when it hands out seqs beyond the last one,
-   * so the two are durable together. Returns the bound in force once the transaction commits.
-   */
-  private long reserveSeqs() throws SQLException {
-    long highest = tx.nextSeq - 1;
-    if (highest <= seqsReservedUpTo) {
-      return seqsReservedUpTo;
-    }
-    long upTo = highest + SEQ_BLOCK;
-    PreparedStatement ps = tx.prepare("UPDATE seq_reserved SET up_to = ?");
-    ps.setLong(1, upTo);
-    if (ps.executeUpdate() != 1) {
-      throw new SQLException("seq_reserved holds no row");
-    }
-    return upTo;
-  }
-
-  /**
-   * The first seq a writer opening this database may hand out: past every row and every block
-   * reserved before.
-   */
+  /** The first seq a writer opening this database may hand out: see {@link SeqBlocks}. */
   static long firstSeq(Connection c) throws SQLException {
-    try (Statement s = c.createStatement();
-        ResultSet rs =
-            s.executeQuery(
-                "SELECT max(coalesce((SELECT max(seq) FROM messages), 0),"
-                    + " coalesce((SELECT max(up_to) FROM seq_reserved), 0)) + 1")) {
-      rs.next();
-      return rs.getLong(1);
-    }
+    return SeqBlocks.firstSeq(c);
   }
 
   /**
