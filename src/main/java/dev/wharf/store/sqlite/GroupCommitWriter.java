@@ -21,7 +21,6 @@ import java.util.Set;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.CompletionException;
 import java.util.concurrent.LinkedBlockingQueue;
-import java.util.concurrent.TimeUnit;
 import java.util.function.LongConsumer;
 import java.util.function.Supplier;
 import java.util.logging.Level;
@@ -224,11 +223,8 @@ final class GroupCommitWriter implements AutoCloseable {
   private volatile boolean running = true;
   /** Set on the writer's thread while it runs a batch's operations, before their commit. */
   private boolean applying;
-  /** Not before this ({@link System#nanoTime}) is a failed write-back of aged leases retried. */
-  private long writeBackRetryAt = Long.MIN_VALUE;
-  /** Whether the last batch was a write-back of aged leases alone. */
-  private boolean wroteBackLast;
-  private static final long WRITE_BACK_RETRY_NANOS = 100_000_000L;
+  /** When leases held in memory are written back, between batches of operations. */
+  private final LeaseWriteBacks writeBacks;
   /** The seqs reserved so far, a block at a time. */
   private final SeqBlocks seqs;
 
@@ -291,6 +287,7 @@ final class GroupCommitWriter implements AutoCloseable {
     this.betweenBatches = betweenBatches;
     conn.setAutoCommit(false);
     this.tx = new Tx(conn, leases, new HashMap<>(), nextSeq);
+    this.writeBacks = new LeaseWriteBacks(leases, health);
     this.fsync = new FsyncThread(walSync, health, nextSeq - 1);
     this.syncer = fsync.thread();
     this.thread = Thread.ofPlatform().name("wharf-sqlite-writer").daemon().start(this::loop);
@@ -457,7 +454,7 @@ final class GroupCommitWriter implements AutoCloseable {
     List<Pending<?>> batch = new ArrayList<>(MAX_BATCH);
     while (running) {
       try {
-        Pending<?> first = nextOrLeaseWriteBack();
+        Pending<?> first = writeBacks.nextOrLeaseWriteBack(queue);
         long began = System.nanoTime();
         if (first != null) {
           batch.add(first);
@@ -491,33 +488,12 @@ final class GroupCommitWriter implements AutoCloseable {
   }
 
   /**
-   * The next operation, or null when leases held in memory have come of age: then an empty batch
-   * runs, which writes them back in a transaction of its own, so that a write-back that fails
-   * fails no one's operation. Write-backs and batches of operations take turns while both wait.
-   */
-  private Pending<?> nextOrLeaseWriteBack() throws InterruptedException {
-    Long oldest = tx.leases.oldestGrantedNanos();
-    // After a failed fsync a write-back is refused at once, and the lease stays due: asking again
-    // would spin this thread until the restart, which honours none of these leases anyway.
-    if (oldest == null || health.broken() != null) {
-      wroteBackLast = false;
-      return queue.take();
-    }
-    long due = Math.max(oldest + tx.leases.maxAgeNanos(), writeBackRetryAt);
-    long wait = due - System.nanoTime();
-    Pending<?> next = wait > 0 ? queue.poll(wait, TimeUnit.NANOSECONDS)
-        : wroteBackLast ? queue.poll() : null;
-    wroteBackLast = next == null;
-    return next;
-  }
-
-  /**
    * Fails every operation of the batch but the operator's deletions, and returns whether none is
    * left to run. A lease write-back (an empty batch) waits as well.
    */
   private boolean refuseAllButDeletions(List<Pending<?>> batch) {
     if (batch.isEmpty()) {
-      writeBackRetryAt = System.nanoTime() + WRITE_BACK_RETRY_NANOS;
+      writeBacks.retryLater();
       return true;
     }
     for (Iterator<Pending<?>> it = batch.iterator(); it.hasNext(); ) {
@@ -599,7 +575,7 @@ final class GroupCommitWriter implements AutoCloseable {
       if (batch.isEmpty()) {
         logFailure("writing leases back failed; retrying in 100 ms", e);
         health.failed(batches, String.valueOf(e.getMessage()));
-        writeBackRetryAt = System.nanoTime() + WRITE_BACK_RETRY_NANOS;
+        writeBacks.retryLater();
         return;
       }
       if (batch.size() == 1 && e instanceof QueueGone gone) {
