@@ -2,15 +2,12 @@ package dev.wharf.store.sqlite;
 
 import dev.wharf.store.Delivery;
 import dev.wharf.store.QueueGone;
-import dev.wharf.store.StorageFull;
 import dev.wharf.store.StoreException;
 import dev.wharf.store.WriteFuture;
-import dev.wharf.store.sqlite.FsyncThread.Completion;
 import java.sql.Connection;
 import java.sql.PreparedStatement;
 import java.sql.ResultSet;
 import java.sql.SQLException;
-import java.sql.Statement;
 import java.util.ArrayList;
 import java.util.HashMap;
 import java.util.HashSet;
@@ -168,6 +165,30 @@ final class GroupCommitWriter implements AutoCloseable {
       upserted.add(seq);
     }
 
+    /** Readies it for a new batch: nothing counted, upserted, deleted or made yet. */
+    void beginBatch() {
+      delta = new Counters.Delta();
+      upserted.clear();
+      goingInTx.clear();
+      madeInTx.clear();
+    }
+
+    /** The batch committed: the queues it made or deleted are so for later batches too. */
+    void committed() {
+      live.addAll(madeInTx);
+      live.removeAll(goingInTx);
+    }
+
+    /** Queues this batch deleted and did not make again. */
+    Set<String> deletedInTx() {
+      return goingInTx;
+    }
+
+    /** Seqs of ready messages this batch replaced by key. */
+    Set<Long> upsertedInTx() {
+      return upserted;
+    }
+
     PreparedStatement prepare(String sql) throws SQLException {
       PreparedStatement ps = statements.get(sql);
       if (ps == null) {
@@ -175,6 +196,17 @@ final class GroupCommitWriter implements AutoCloseable {
         statements.put(sql, ps);
       }
       return ps;
+    }
+
+    void closeStatements() {
+      for (PreparedStatement ps : statements.values()) {
+        try {
+          ps.close();
+        } catch (SQLException e) {
+          LOG.log(Level.FINE, "closing a cached statement", e);
+        }
+      }
+      statements.clear();
     }
   }
 
@@ -207,12 +239,9 @@ final class GroupCommitWriter implements AutoCloseable {
   }
 
   /** A request of a {@link GroupOp}, and the key of the operations it runs with. */
-  private record Grouped<R, T>(Object key, R request, GroupOp<R, T> op) {}
+  record Grouped<R, T>(Object key, R request, GroupOp<R, T> op) {}
 
   private final Connection conn;
-  /** The writer connection's native handle: how many rows it has changed, read per batch. */
-  private final org.sqlite.core.DB db;
-  private final Counters counters;
   private final Tx tx;
   private final LinkedBlockingQueue<Pending<?>> queue = new LinkedBlockingQueue<>();
   /** The fsync thread, which makes each committed batch durable and answers its callers. */
@@ -221,19 +250,15 @@ final class GroupCommitWriter implements AutoCloseable {
   private final Thread thread;
   private final Thread syncer;
   private volatile boolean running = true;
-  /** Set on the writer's thread while it runs a batch's operations, before their commit. */
-  private boolean applying;
+  /** Runs each batch in one transaction, on the writer's thread. */
+  private final BatchRunner runner;
   /** When leases held in memory are written back, between batches of operations. */
   private final LeaseWriteBacks writeBacks;
-  /** The seqs reserved so far, a block at a time. */
-  private final SeqBlocks seqs;
 
   /** Whether writes are failing now, for readiness. */
   private final WriteHealth health;
   /** The room kept on the disk for an operator's deletions. */
   private final RoomForDeletions room;
-  /** Batches committed; written by the writer's thread only, read by metrics. */
-  private volatile long batches;
   /** Told where each batch's time went; set by metrics. */
   private volatile Stages stages = Stages.NONE;
 
@@ -280,38 +305,17 @@ final class GroupCommitWriter implements AutoCloseable {
       throws SQLException {
     this.health = health;
     this.room = new RoomForDeletions(reserve);
-    this.seqs = new SeqBlocks(nextSeq);
     this.conn = conn;
-    this.db = conn.unwrap(org.sqlite.SQLiteConnection.class).getDatabase();
-    this.counters = counters;
     this.betweenBatches = betweenBatches;
     conn.setAutoCommit(false);
     this.tx = new Tx(conn, leases, new HashMap<>(), nextSeq);
     this.writeBacks = new LeaseWriteBacks(leases, health);
     this.fsync = new FsyncThread(walSync, health, nextSeq - 1);
+    this.runner =
+        new BatchRunner(conn, counters, tx, nextSeq, fsync, health, room, writeBacks);
     this.syncer = fsync.thread();
     this.thread = Thread.ofPlatform().name("wharf-sqlite-writer").daemon().start(this::loop);
     fsync.start();
-  }
-
-  /**
-   * A full disk fails every write, each retried alone: the first failure of an outage is logged
-   * (with its trace, but for a full disk, which a line says), then a line a minute, not a trace
-   * for every publish refused.
-   */
-  private void logFailure(String what, Exception e) {
-    switch (health.logWorthy(System.nanoTime())) {
-      case FULL -> {
-        if (WriteHealth.diskFull(e)) {
-          LOG.warning(what + ": the disk is full; writes are refused until there is room ("
-              + StoreException.firstLine(e.getMessage()) + ")");
-        } else {
-          LOG.log(Level.WARNING, what, e);
-        }
-      }
-      case LINE -> LOG.warning(what + " (writes have failed since the last success): " + e);
-      case QUIET -> {}
-    }
   }
 
   /** Why writes are failing (the last one failed and none made durable since), or null. */
@@ -321,7 +325,7 @@ final class GroupCommitWriter implements AutoCloseable {
 
   /** Batches committed so far, each one transaction. */
   long commits() {
-    return batches;
+    return runner.batches();
   }
 
   /**
@@ -364,7 +368,7 @@ final class GroupCommitWriter implements AutoCloseable {
 
   /** Runs an operation in the next group commit and returns its result when {@code answer} says. */
   <T> T submit(Op<T> op, Answer answer) {
-    if (Thread.currentThread() == thread && applying) {
+    if (Thread.currentThread() == thread && runner.applying()) {
       // Re-entrant call from inside an operation: it joins the transaction under way.
       try {
         return op.apply(tx);
@@ -464,7 +468,7 @@ final class GroupCommitWriter implements AutoCloseable {
         if (roomKeptForDeletions() && refuseAllButDeletions(batch)) {
           continue;
         }
-        runBatch(batch);
+        runner.runBatch(batch);
         stages.ran().accept(System.nanoTime() - began);
         betweenBatches.run(conn, roomKeptForDeletions());
       } catch (InterruptedException e) {
@@ -474,7 +478,7 @@ final class GroupCommitWriter implements AutoCloseable {
         LOG.log(Level.WARNING, "writer upkeep failed", e);
       } catch (RuntimeException | Error e) {
         LOG.log(Level.SEVERE, "writer batch failed", e);
-        health.failed(batches, String.valueOf(e.getMessage()));
+        health.failed(runner.batches(), String.valueOf(e.getMessage()));
         for (Pending<?> p : batch) {
           p.done().completeExceptionally(new StoreException("write failed: " + e, e));
         }
@@ -510,192 +514,6 @@ final class GroupCommitWriter implements AutoCloseable {
   static final String ROOM_KEPT_FOR_DELETIONS =
       "the disk is full; its last room goes to a purge or delete under way";
 
-  private void runBatch(List<Pending<?>> batch) {
-    String broken = health.broken();
-    if (broken != null) {
-      // Queued before the fsync failed; a lease write-back (an empty batch) waits for a restart.
-      for (Pending<?> p : batch) {
-        p.done().completeExceptionally(new StoreException(broken));
-      }
-      return;
-    }
-    Object[] results = new Object[batch.size()];
-    long changesBefore;
-    try {
-      changesBefore = db.total_changes();
-    } catch (SQLException e) {
-      changesBefore = -1; // unknown: the batch is synced as if it wrote
-    }
-    tx.delta = new Counters.Delta();
-    tx.upserted.clear();
-    tx.goingInTx.clear();
-    tx.madeInTx.clear();
-    applying = true;
-    try {
-      // Most batches hold no grouped operation: no map for them.
-      Map<Object, List<Integer>> groups = null;
-      for (int i = 0; i < batch.size(); i++) {
-        Grouped<?, ?> g = batch.get(i).grouped();
-        if (g != null) {
-          if (groups == null) {
-            groups = new HashMap<>();
-          }
-          groups.computeIfAbsent(g.key(), k -> new ArrayList<>()).add(i);
-        }
-      }
-      for (int i = 0; i < batch.size(); i++) {
-        Pending<?> p = batch.get(i);
-        if (p.grouped() == null) {
-          results[i] = p.op().apply(tx);
-        } else {
-          // A group runs where its first member came.
-          List<Integer> members = groups.get(p.grouped().key());
-          if (members.get(0) == i) {
-            runGroup(batch, members, results);
-          }
-        }
-      }
-      if (batch.isEmpty()) {
-        tx.leases.writeBackOlderThan(tx, System.nanoTime() - tx.leases.maxAgeNanos());
-      }
-      long reserved = seqs.reserveSeqs(tx);
-      conn.commit();
-      seqs.committed(reserved);
-      tx.live.addAll(tx.madeInTx);
-      tx.live.removeAll(tx.goingInTx);
-    } catch (SQLException | RuntimeException e) {
-      // A failure of any kind rolls back: left open, the batch's writes would be committed with
-      // the next batch while its callers were told it failed.
-      rollbackQuietly();
-      tx.leases.rollback();
-      if (WriteHealth.syncFailed(e) && health.broke(String.valueOf(e.getMessage()))) {
-        LOG.log(Level.SEVERE, "an fsync failed in a commit: writes are refused until the server"
-            + " restarts; check the disk", e);
-      }
-      if (batch.isEmpty()) {
-        logFailure("writing leases back failed; retrying in 100 ms", e);
-        health.failed(batches, String.valueOf(e.getMessage()));
-        writeBacks.retryLater();
-        return;
-      }
-      if (batch.size() == 1 && e instanceof QueueGone gone) {
-        // The caller's own answer (the queue is not there), not a failure of the store.
-        batch.get(0).done().completeExceptionally(gone);
-        return;
-      }
-      if (batch.size() == 1 && batch.get(0).freesRoom() && WriteHealth.diskFull(e)
-          && room.giveUp(conn)) {
-        runBatch(batch);
-        return;
-      }
-      if (batch.size() == 1) {
-        // Its caller answers 503; the cause belongs in the server's log.
-        logFailure("write failed", e);
-        health.failed(batches, String.valueOf(e.getMessage()));
-        String why = "write failed: " + e.getMessage();
-        batch.get(0).done().completeExceptionally(
-            WriteHealth.diskFull(e) ? new StorageFull(why, e) : new StoreException(why, e));
-        return;
-      }
-      for (Pending<?> p : batch) {
-        if (roomKeptForDeletions() && !p.freesRoom()) {
-          // A deletion before it in the batch was just given the room kept, as the loop would
-          // have refused it in a batch of its own.
-          RoomForDeletions.refuse(p);
-        } else {
-          runBatch(List.of(p));
-        }
-      }
-      return;
-    } finally {
-      applying = false;
-    }
-    long committedAt = System.nanoTime();
-    boolean wrote = changesBefore < 0 || changedSince(changesBefore);
-    boolean wroteBack = tx.leases.wroteBackInTx();
-    tx.leases.commit();
-    tx.delta.applyTo(counters);
-    // Here, not once the deleting caller is answered: by then the queue may be made again and
-    // published to, counts a forget would wipe out. One made again in this batch is not among
-    // them.
-    tx.goingInTx.forEach(counters::forget);
-    long number = ++batches;
-    Set<Long> upserted = Set.copyOf(tx.upserted);
-    fsync.upsertsInFlight(upserted, number);
-    List<Pending<?>> durable = new ArrayList<>(batch.size());
-    List<Object> durableResults = new ArrayList<>(batch.size());
-    List<Integer> early = new ArrayList<>();
-    boolean waiting = false;
-    // A settle answered at commit counts on the fsync that follows. While a write failure stands
-    // (a full disk, say), that fsync may fail too: the settle waits for it as a publish does, and
-    // its caller hears if it failed.
-    boolean settlesAtCommit = health.failure() == null;
-    for (int i = 0; i < batch.size(); i++) {
-      Pending<?> p = batch.get(i);
-      if (p.answer() == Answer.COMMITTED && settlesAtCommit
-          || p.claim() && fsync.onDiskAlready((List<?>) results[i])) {
-        early.add(i);
-      } else {
-        durable.add(p);
-        durableResults.add(results[i]);
-        if (p.claim()) {
-          fsync.awaitDurable(p, (List<?>) results[i]);
-          waiting = true;
-        }
-      }
-    }
-    if (waiting) {
-      // An fsync may have made them durable after the check above but before they were listed,
-      // and then found nothing to answer: look again now that they are.
-      fsync.answerNowDurable();
-    }
-    // Claims answered early wrote nothing (their leases are held in memory); leases written back
-    // and settles answered at commit go to disk with this fsync, which nobody may wait for.
-    if (!durable.isEmpty() || wroteBack || wrote) {
-      fsync.committed(
-          new Completion(
-              durable,
-              durableResults.toArray(),
-              number,
-              tx.nextSeq - 1,
-              upserted,
-              committedAt,
-              wrote));
-    }
-    // Answered after the fsync thread has its work: what an answer runs on this thread (the
-    // caller's continuation) must not hold back the fsync that publishes wait for.
-    for (int i : early) {
-      complete(batch.get(i), results[i]);
-    }
-  }
-
-  private boolean changedSince(long changesBefore) {
-    try {
-      return db.total_changes() != changesBefore;
-    } catch (SQLException e) {
-      return true;
-    }
-  }
-
-  /** Runs the grouped operations of one key together, in the order they came. */
-  @SuppressWarnings("unchecked")
-  private void runGroup(List<Pending<?>> batch, List<Integer> members, Object[] results)
-      throws SQLException {
-    GroupOp<Object, Object> op = (GroupOp<Object, Object>) batch.get(members.get(0)).grouped().op();
-    List<Object> requests = new ArrayList<>(members.size());
-    for (int i : members) {
-      requests.add(batch.get(i).grouped().request());
-    }
-    List<Object> out = op.apply(tx, requests);
-    if (out.size() != members.size()) {
-      throw new IllegalStateException(
-          "a grouped operation answered " + out.size() + " of " + members.size() + " requests");
-    }
-    for (int k = 0; k < members.size(); k++) {
-      results[members.get(k)] = out.get(k);
-    }
-  }
-
   @SuppressWarnings("unchecked")
   static <T> void complete(Pending<T> p, Object result) {
     p.done().complete((T) result);
@@ -704,41 +522,6 @@ final class GroupCommitWriter implements AutoCloseable {
   /** The first seq a writer opening this database may hand out: see {@link SeqBlocks}. */
   static long firstSeq(Connection c) throws SQLException {
     return SeqBlocks.firstSeq(c);
-  }
-
-  /**
-   * Undoes a failed batch and leaves the connection in a fresh transaction, whatever state the
-   * failure left it in. On some errors (SQLITE_FULL, SQLITE_IOERR, ...) SQLite ends the
-   * transaction itself: the driver's rollback then fails before it begins the next one, and the
-   * writer would go on in autocommit, each statement committed alone, a batch answered 503 half
-   * stored, and every later commit failing. Its cached statements may be left mid-step too.
-   */
-  private void rollbackQuietly() {
-    try {
-      conn.rollback();
-    } catch (SQLException e) {
-      // Expected after SQLITE_FULL and the like, which end the transaction themselves; the
-      // failure that caused it is logged by the caller.
-      LOG.log(Level.FINE, "rollback failed; beginning a new transaction", e);
-    }
-    try (Statement s = conn.createStatement()) {
-      s.execute("BEGIN");
-    } catch (SQLException e) {
-      // In a transaction already: the one the driver's rollback began.
-      LOG.log(Level.FINE, "a transaction is open", e);
-    }
-    closeStatements();
-  }
-
-  private void closeStatements() {
-    for (PreparedStatement ps : tx.statements.values()) {
-      try {
-        ps.close();
-      } catch (SQLException e) {
-        LOG.log(Level.FINE, "closing a cached statement", e);
-      }
-    }
-    tx.statements.clear();
   }
 
   @Override
@@ -751,6 +534,6 @@ final class GroupCommitWriter implements AutoCloseable {
     } catch (InterruptedException e) {
       Thread.currentThread().interrupt();
     }
-    closeStatements();
+    tx.closeStatements();
   }
 }
