@@ -12,8 +12,6 @@ import io.netty.handler.codec.TooLongFrameException;
 import io.netty.handler.codec.http.DefaultFullHttpResponse;
 import io.netty.handler.codec.http.HttpContent;
 import io.netty.handler.codec.http.HttpHeaderNames;
-import io.netty.handler.codec.http.HttpHeaderValues;
-import io.netty.handler.codec.http.HttpHeaders;
 import io.netty.handler.codec.http.HttpMethod;
 import io.netty.handler.codec.http.HttpRequest;
 import io.netty.handler.codec.http.HttpResponseStatus;
@@ -28,8 +26,6 @@ import java.io.ByteArrayOutputStream;
 import java.io.IOException;
 import java.net.InetSocketAddress;
 import java.util.ArrayDeque;
-import java.util.Iterator;
-import java.util.List;
 import java.util.concurrent.Executor;
 import java.util.concurrent.RejectedExecutionException;
 import java.util.concurrent.ThreadFactory;
@@ -300,54 +296,8 @@ final class Connection extends ChannelInboundHandlerAdapter {
     filled = 0;
     body = null;
     chunked = null;
-    HttpVersion version = req.protocolVersion();
-    if (version.majorVersion() != 1 || version.minorVersion() > 1) {
-      // The answer would carry the request's version, one whose rules this server does not keep.
-      reject(505, "http_version_not_supported", "only HTTP/1.0 and HTTP/1.1 are served");
-      return;
-    }
-    int hosts = hostHeaders(req.headers());
-    if (hosts > 1 || (hosts == 0 && version.minorVersion() > 0)) {
-      // RFC 9112 3.2: which host is meant would be a guess, and proxies may guess otherwise.
-      reject(
-          400,
-          "invalid_request",
-          hosts == 0
-              ? "an HTTP/1.1 request needs a Host header"
-              : "a request may have only one Host header");
-      return;
-    }
-    String target = originForm(req.method().name(), req.uri());
-    if (target == null) {
-      reject(
-          400,
-          "invalid_request",
-          "the request target must be a path starting with / or an absolute http(s) URI");
-      return;
-    }
-    req.setUri(target);
-    String expect = req.headers().get(HttpHeaderNames.EXPECT);
-    if (expect != null && !HttpHeaderValues.CONTINUE.contentEqualsIgnoreCase(expect)) {
-      reject(417, "expectation_failed", "the only expectation understood is 100-continue");
-      return;
-    }
-    String coding =
-        req.headers().contains(HttpHeaderNames.TRANSFER_ENCODING)
-            ? unknownCoding(req.headers().getAll(HttpHeaderNames.TRANSFER_ENCODING))
-            : null;
-    if (coding != null) {
-      // The codec only removes the chunked coding: the body under it would be taken as sent.
-      reject(
-          501,
-          "not_implemented",
-          "Transfer-Encoding " + coding + " is not supported; the only transfer coding is chunked");
-      return;
-    }
-    long declared;
-    try {
-      declared = HttpUtil.getContentLength(req, -1L);
-    } catch (NumberFormatException e) {
-      reject(400, "invalid_request", "Content-Length is not a number");
+    long declared = HeadChecks.declaredBody(req, this);
+    if (declared == HeadChecks.REFUSED) {
       return;
     }
     if (declared > maxBody) {
@@ -365,73 +315,6 @@ final class Connection extends ChannelInboundHandlerAdapter {
       chunked = new ByteArrayOutputStream();
       continueIfAsked(req);
     }
-  }
-
-  /** How many Host headers there are, counted to 2: every request is asked, so no list is made. */
-  private static int hostHeaders(HttpHeaders headers) {
-    Iterator<? extends CharSequence> values =
-        headers.valueCharSequenceIterator(HttpHeaderNames.HOST);
-    int n = 0;
-    while (n < 2 && values.hasNext()) {
-      values.next();
-      n++;
-    }
-    return n;
-  }
-
-  /**
-   * The request target as the routes read it, a path and query (RFC 9112 3.2): an origin-form
-   * target as sent, an absolute-form one's path and query (its authority is ignored, as the Host
-   * header is), and {@code *} for OPTIONS; null for anything else.
-   */
-  private static String originForm(String method, String target) {
-    if (target.startsWith("/")) {
-      return target;
-    }
-    if (target.equals("*")) {
-      return method.equals("OPTIONS") ? target : null;
-    }
-    int authority = schemeEnd(target);
-    if (authority < 0) {
-      return null;
-    }
-    int end = authority;
-    while (end < target.length() && "/?#".indexOf(target.charAt(end)) < 0) {
-      end++;
-    }
-    if (end == authority) {
-      // An http URI with no host is invalid (RFC 9110 4.2.1).
-      return null;
-    }
-    String rest = target.substring(end);
-    return rest.startsWith("/") ? rest : "/" + rest;
-  }
-
-  /** Where the authority starts in an http or https URI, or -1 when it is not one. */
-  private static int schemeEnd(String target) {
-    for (String scheme : new String[] {"http://", "https://"}) {
-      if (target.regionMatches(true, 0, scheme, 0, scheme.length())) {
-        return scheme.length();
-      }
-    }
-    return -1;
-  }
-
-  /**
-   * The first transfer coding other than chunked that the Transfer-Encoding lines name, or null.
-   * (The codec has already refused a list that does not end with chunked, as RFC 9112 6.3 asks.)
-   */
-  private static String unknownCoding(List<String> lines) {
-    for (String line : lines) {
-      for (String coding : line.split(",")) {
-        String name = coding.trim();
-        if (!name.isEmpty() && !name.equalsIgnoreCase("chunked")) {
-          int params = name.indexOf(';');
-          return params < 0 ? name : name.substring(0, params).trim();
-        }
-      }
-    }
-    return null;
   }
 
   /** The body will be read: a client waiting for leave to send it gets 100 Continue. */
@@ -650,7 +533,8 @@ final class Connection extends ChannelInboundHandlerAdapter {
         "1");
   }
 
-  private void reject(int status, String code, String detail) {
+  /** Refuses the request being read (see {@link HeadChecks} too), or drops it after a refusal. */
+  void reject(int status, String code, String detail) {
     reject(status, code, detail, null);
   }
 
