@@ -22,8 +22,6 @@ import io.netty.handler.codec.http.TooLongHttpHeaderException;
 import io.netty.handler.codec.http.TooLongHttpLineException;
 import io.netty.handler.timeout.IdleStateEvent;
 import io.netty.util.ReferenceCountUtil;
-import java.io.ByteArrayOutputStream;
-import java.io.IOException;
 import java.net.InetSocketAddress;
 import java.util.ArrayDeque;
 import java.util.concurrent.Executor;
@@ -56,7 +54,6 @@ final class Connection extends ChannelInboundHandlerAdapter {
 
   private final Handler handler;
   private final ErrorBody errors;
-  private final long maxBody;
   private final BodyBudget budget;
   private final int idleTicks;
   /** The server stops: close once no answer is owed (shared by every connection). */
@@ -76,9 +73,7 @@ final class Connection extends ChannelInboundHandlerAdapter {
       };
   // The request being read.
   private HttpRequest head;
-  private byte[] body;
-  private int filled;
-  private ByteArrayOutputStream chunked;
+  private final BodyBeingRead body;
   private boolean skipping;
   // The request being answered, and those read after it.
   private Exchange current;
@@ -96,8 +91,6 @@ final class Connection extends ChannelInboundHandlerAdapter {
   // held against the client, which so has at least a whole period to start its body. Cleared
   // when bytes come.
   private boolean continuedLate;
-  // What the body being read took of the budget; once it is read, its exchange holds it.
-  private long reading;
   // Bytes came that do not make a whole request yet; quiet periods since the last bytes.
   private boolean partial;
   private int quiet;
@@ -127,8 +120,8 @@ final class Connection extends ChannelInboundHandlerAdapter {
       AtomicBoolean stopping) {
     this.handler = handler;
     this.errors = errors;
-    this.maxBody = maxBody;
     this.budget = budget;
+    this.body = new BodyBeingRead(maxBody, budget);
     this.idleTicks = idleTicks;
     this.stopping = stopping;
   }
@@ -293,26 +286,23 @@ final class Connection extends ChannelInboundHandlerAdapter {
     }
     head = req;
     skipping = false;
-    filled = 0;
-    body = null;
-    chunked = null;
+    body.reset();
     long declared = HeadChecks.declaredBody(req, this);
     if (declared == HeadChecks.REFUSED) {
       return;
     }
-    if (declared > maxBody) {
+    if (body.tooLarge(declared)) {
       // Answered without reading the body; the connection closes after the answer. A client
       // that asked to hear first hears this answer, not 100 Continue.
       complete(true);
     } else if (declared > 0) {
-      if (!take(declared)) {
+      if (!body.sized(declared)) {
         busy();
         return;
       }
-      body = new byte[(int) declared];
       continueIfAsked(req);
     } else if (declared < 0 && HttpUtil.isTransferEncodingChunked(req)) {
-      chunked = new ByteArrayOutputStream();
+      body.chunked();
       continueIfAsked(req);
     }
   }
@@ -335,30 +325,11 @@ final class Connection extends ChannelInboundHandlerAdapter {
   }
 
   private void append(ByteBuf bytes) {
-    int n = bytes.readableBytes();
-    if (n == 0) {
-      return;
-    }
-    if (chunked == null) {
-      // The codec frames a body as RFC 9112 6.3 does: by its Content-Length, the bytes after it
-      // being the next request, and a request with neither a length nor chunked coding has no
-      // body. So content comes only for a body being gathered, and never past its length.
-      bytes.readBytes(body, filled, n);
-      filled += n;
-      return;
-    }
-    if (chunked.size() + (long) n > maxBody) {
+    BodyBeingRead.Appended appended = body.append(bytes);
+    if (appended == BodyBeingRead.Appended.TOO_LARGE) {
       complete(true);
-      return;
-    }
-    if (!take(n)) {
+    } else if (appended == BodyBeingRead.Appended.OVER_BUDGET) {
       busy();
-      return;
-    }
-    try {
-      bytes.readBytes(chunked, n);
-    } catch (IOException e) {
-      throw new IllegalStateException(e);
     }
   }
 
@@ -374,15 +345,15 @@ final class Connection extends ChannelInboundHandlerAdapter {
     // The body came (or is refused) without waiting for leave: no 100 Continue is owed any more.
     owedContinue = null;
     HttpRequest req = head;
-    byte[] bytes = tooLarge ? null : chunked != null ? chunked.toByteArray() : body;
-    long taken = tooLarge ? 0 : reading;
+    byte[] bytes = null;
+    long taken = 0;
     if (tooLarge) {
-      budget.give(reading);
+      body.drop();
+    } else {
+      bytes = body.bytes();
+      taken = body.handOver();
     }
-    reading = 0;
     head = null;
-    body = null;
-    chunked = null;
     skipping = tooLarge;
     boolean keepAlive = !tooLarge && HttpUtil.isKeepAlive(req);
     Exchange ex =
@@ -507,15 +478,6 @@ final class Connection extends ChannelInboundHandlerAdapter {
     }
   }
 
-  /** Takes {@code n} bytes of the budget for the body being read, if they fit. */
-  private boolean take(long n) {
-    if (!budget.take(n)) {
-      return false;
-    }
-    reading += n;
-    return true;
-  }
-
   /** Requests read ahead that will not run: their bodies go back to the budget. */
   private void dropWaiting() {
     for (Queued q : waiting) {
@@ -541,11 +503,8 @@ final class Connection extends ChannelInboundHandlerAdapter {
   /** Forgets the request being read, its head and its body so far, and gives back their bytes. */
   private void dropRequestBeingRead() {
     head = null;
-    body = null;
-    chunked = null;
     skipping = true;
-    budget.give(reading);
-    reading = 0;
+    body.drop();
     owedContinue = null;
   }
 
@@ -600,8 +559,7 @@ final class Connection extends ChannelInboundHandlerAdapter {
 
   @Override
   public void channelInactive(ChannelHandlerContext ctx) {
-    budget.give(reading);
-    reading = 0;
+    body.drop();
     dropWaiting();
     dropOwedRefusal();
     if (current != null) {
