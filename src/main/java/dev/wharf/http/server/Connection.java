@@ -11,7 +11,6 @@ import io.netty.handler.codec.DecoderResult;
 import io.netty.handler.codec.TooLongFrameException;
 import io.netty.handler.codec.http.DefaultFullHttpResponse;
 import io.netty.handler.codec.http.HttpContent;
-import io.netty.handler.codec.http.HttpHeaderNames;
 import io.netty.handler.codec.http.HttpMethod;
 import io.netty.handler.codec.http.HttpRequest;
 import io.netty.handler.codec.http.HttpResponseStatus;
@@ -79,10 +78,8 @@ final class Connection extends ChannelInboundHandlerAdapter {
   private Exchange current;
   private final ArrayDeque<Queued> waiting = new ArrayDeque<>();
   private boolean paused;
-  // A request was refused: nothing read after it is taken, and the connection closes once its
-  // refusal is out. The refusal waits in owedRefusal while answers to requests before it are owed.
-  private boolean refused;
-  private DefaultFullHttpResponse owedRefusal;
+  // A request was refused: nothing read after it is taken (see Refusal).
+  private final Refusal refusal;
   // The request being read asked for 100 Continue while answers before it were still owed: an
   // interim answer may not overtake them, so it goes once they are out.
   private HttpVersion owedContinue;
@@ -122,6 +119,7 @@ final class Connection extends ChannelInboundHandlerAdapter {
     this.errors = errors;
     this.budget = budget;
     this.body = new BodyBeingRead(maxBody, budget);
+    this.refusal = new Refusal(errors);
     this.idleTicks = idleTicks;
     this.stopping = stopping;
   }
@@ -208,7 +206,7 @@ final class Connection extends ChannelInboundHandlerAdapter {
     }
     if (current != null && current.waitsOnClient()) {
       ctx.close();
-    } else if (current == null && !refused) {
+    } else if (current == null && !refusal.made()) {
       // A refusal closes once it is written; with no answer owed, nothing is left to do.
       ctx.close();
     }
@@ -274,7 +272,7 @@ final class Connection extends ChannelInboundHandlerAdapter {
   }
 
   private void begin(HttpRequest req) {
-    if (refused || closing) {
+    if (refusal.made() || closing) {
       // Pipelined after a refused request, or after an answer that closes the connection (sent
       // already, while the codec still held this request from the same read): never run, as its
       // answer could not be written.
@@ -421,7 +419,7 @@ final class Connection extends ChannelInboundHandlerAdapter {
     ex.giveBackBody(budget);
     if (!keepOpen || stopping.get()) {
       dropWaiting();
-      dropOwedRefusal();
+      refusal.dropOwed();
       closeAfterAnswer();
       return;
     }
@@ -430,10 +428,9 @@ final class Connection extends ChannelInboundHandlerAdapter {
       run(next.ex(), next.req());
       return;
     }
-    if (owedRefusal != null) {
-      DefaultFullHttpResponse res = owedRefusal;
-      owedRefusal = null;
-      ctx.writeAndFlush(res).addListener(f -> closeAfterAnswer());
+    DefaultFullHttpResponse owed = refusal.takeOwed();
+    if (owed != null) {
+      ctx.writeAndFlush(owed).addListener(f -> closeAfterAnswer());
       return;
     }
     if (inputEnded) {
@@ -510,15 +507,14 @@ final class Connection extends ChannelInboundHandlerAdapter {
 
   private void reject(int status, String code, String detail, String retryAfter) {
     dropRequestBeingRead();
-    if (refused) {
+    DefaultFullHttpResponse res = refusal.make(status, code, detail, retryAfter);
+    if (res == null) {
       return;
     }
-    refused = true;
-    DefaultFullHttpResponse res = refusal(status, code, detail, retryAfter);
     if (current != null) {
       // The requests read before this one are answered first, in order; then this refusal.
       ctx.channel().config().setAutoRead(false);
-      owedRefusal = res;
+      refusal.owe(res);
       return;
     }
     ctx.writeAndFlush(res).addListener(f -> closeAfterAnswer());
@@ -534,34 +530,11 @@ final class Connection extends ChannelInboundHandlerAdapter {
     LingeringClose.start(ctx.channel());
   }
 
-  private DefaultFullHttpResponse refusal(
-      int status, String code, String detail, String retryAfter) {
-    DefaultFullHttpResponse res =
-        new DefaultFullHttpResponse(
-            HttpVersion.HTTP_1_1,
-            HttpResponseStatus.valueOf(status),
-            Unpooled.wrappedBuffer(errors.render(status, code, detail)));
-    res.headers().set(HttpHeaderNames.CONTENT_TYPE, "application/json");
-    if (retryAfter != null) {
-      res.headers().set(HttpHeaderNames.RETRY_AFTER, retryAfter);
-    }
-    HttpUtil.setContentLength(res, res.content().readableBytes());
-    HttpUtil.setKeepAlive(res, false);
-    return res;
-  }
-
-  private void dropOwedRefusal() {
-    if (owedRefusal != null) {
-      owedRefusal.release();
-      owedRefusal = null;
-    }
-  }
-
   @Override
   public void channelInactive(ChannelHandlerContext ctx) {
     body.drop();
     dropWaiting();
-    dropOwedRefusal();
+    refusal.dropOwed();
     if (current != null) {
       // Its handler may never answer now; the bytes go back once, here or when it does.
       current.giveBackBody(budget);
