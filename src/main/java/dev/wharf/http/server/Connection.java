@@ -3,7 +3,6 @@ package dev.wharf.http.server;
 import io.netty.buffer.ByteBuf;
 import io.netty.buffer.Unpooled;
 import io.netty.channel.ChannelHandlerContext;
-import io.netty.channel.ChannelOutboundBuffer;
 import io.netty.channel.ChannelInboundHandlerAdapter;
 import io.netty.channel.socket.ChannelInputShutdownEvent;
 import io.netty.handler.codec.DecoderException;
@@ -95,10 +94,8 @@ final class Connection extends ChannelInboundHandlerAdapter {
   private volatile boolean inputEnded;
   // The last answer is out and the connection is closing, within LingeringClose's bounds.
   private boolean closing;
-  /** What the client was owed at the last idle tick: see {@link #outputStalled()}. */
-  private long owedAtLastTick;
-  private int firstAtLastTick;
-  private long progressAtLastTick;
+  // Whether the client still reads what it is owed, asked at each quiet period.
+  private final StalledOutput output = new StalledOutput();
 
   /** A request read ahead of its turn. */
   private record Queued(Exchange ex, Request req) {}
@@ -172,7 +169,7 @@ final class Connection extends ChannelInboundHandlerAdapter {
       ctx.fireUserEventTriggered(evt);
       return;
     }
-    if (current != null && !closing && outputStalled()) {
+    if (current != null && !closing && output.stalled(ctx.channel())) {
       // The client stopped reading its answer (a stream, a large batch): what it holds stays held
       // until it reads or leaves, so it is told to leave. Its writer hears the write failed.
       ctx.close();
@@ -210,29 +207,6 @@ final class Connection extends ChannelInboundHandlerAdapter {
       // A refusal closes once it is written; with no answer owed, nothing is left to do.
       ctx.close();
     }
-  }
-
-  /**
-   * Whether bytes owed to the client have not moved since the last idle tick: the same write
-   * first in line, as far along, with as much behind it, a whole period later. A slow reader moves
-   * some of them each period; a long-poll that waits owes nothing.
-   */
-  private boolean outputStalled() {
-    ChannelOutboundBuffer out = ctx.channel().unsafe().outboundBuffer();
-    long owed = out == null ? 0 : out.totalPendingWriteBytes();
-    if (owed == 0) {
-      owedAtLastTick = 0;
-      return false;
-    }
-    // Its identity only: holding the write itself would keep its bytes after they are gone.
-    int first = System.identityHashCode(out.current());
-    long progress = out.currentProgress();
-    boolean stalled =
-        owed == owedAtLastTick && first == firstAtLastTick && progress == progressAtLastTick;
-    owedAtLastTick = owed;
-    firstAtLastTick = first;
-    progressAtLastTick = progress;
-    return stalled;
   }
 
   /** Whether the client has shut its side: see {@link #inputEnded()}. */
@@ -384,7 +358,7 @@ final class Connection extends ChannelInboundHandlerAdapter {
 
   private void run(Exchange ex, Request req) {
     current = ex;
-    owedAtLastTick = 0;
+    output.reset();
     Handler route = handler.route(req);
     if (route.nonBlocking() && req.body().length <= INLINE_BODY) {
       answer(route, ex, req);
