@@ -24,7 +24,6 @@ import java.net.InetSocketAddress;
 import java.util.ArrayDeque;
 import java.util.concurrent.Executor;
 import java.util.concurrent.RejectedExecutionException;
-import java.util.concurrent.ThreadFactory;
 import java.util.concurrent.atomic.AtomicBoolean;
 import java.util.logging.Level;
 import java.util.logging.Logger;
@@ -40,15 +39,8 @@ import java.util.logging.Logger;
  */
 final class Connection extends ChannelInboundHandlerAdapter {
   private static final Logger LOG = Logger.getLogger(Connection.class.getName());
-  private static final ThreadFactory THREADS = Thread.ofVirtual().name("wharf-http").factory();
-  private static final ThreadFactory DETACHED = Thread.ofVirtual().name("wharf-http-after").factory();
   /** Requests read ahead of their turn before the connection stops reading. */
   private static final int MAX_WAITING = 16;
-  /**
-   * The largest body a non-blocking handler takes on the event loop; a larger one is parsed on a
-   * thread of its own, so one big batch does not hold up every other connection's bytes.
-   */
-  static final int INLINE_BODY = 16 * 1024;
 
   private final Handler handler;
   private final ErrorBody errors;
@@ -214,11 +206,6 @@ final class Connection extends ChannelInboundHandlerAdapter {
     return inputEnded;
   }
 
-  /** Runs follow-up work that may block, off the event loop. */
-  static void detached(Runnable action) {
-    DETACHED.newThread(action).start();
-  }
-
   @Override
   public void handlerAdded(ChannelHandlerContext ctx) {
     this.ctx = ctx;
@@ -359,29 +346,7 @@ final class Connection extends ChannelInboundHandlerAdapter {
   private void run(Exchange ex, Request req) {
     current = ex;
     output.reset();
-    Handler route = handler.route(req);
-    if (route.nonBlocking() && req.body().length <= INLINE_BODY) {
-      answer(route, ex, req);
-    } else {
-      THREADS.newThread(() -> answer(route, ex, req)).start();
-    }
-  }
-
-  private void answer(Handler route, Exchange ex, Request req) {
-    Response res = new Response(ex);
-    try {
-      route.handle(req, res);
-    } catch (Throwable t) {
-      LOG.log(Level.WARNING, "a handler failed", t);
-    }
-    if (!res.isSent() && !res.isLater()) {
-      try {
-        res.status(500).header("content-type", "application/json");
-        res.send(errors.render(500, "internal", "internal error"));
-      } catch (RuntimeException e) {
-        LOG.log(Level.FINE, "could not answer", e);
-      }
-    }
+    HandlerDispatch.start(handler.route(req), ex, req, errors);
   }
 
   /** On the event loop: the answer is written; the next request may go. */

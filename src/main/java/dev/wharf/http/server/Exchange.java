@@ -80,7 +80,7 @@ final class Exchange {
       }
     }
     if (gone) {
-      Connection.detached(action);
+      HandlerDispatch.detached(action);
     } else if (connection.inputHasEnded()) {
       // The client shut its side before the action was set, so the connection (which checks in
       // the other order) did not see it: closing runs it, as the connection would have.
@@ -107,7 +107,7 @@ final class Exchange {
       onDisconnect = null;
     }
     if (action != null) {
-      Connection.detached(action);
+      HandlerDispatch.detached(action);
     }
   }
 
@@ -141,7 +141,7 @@ final class Exchange {
             (ChannelFuture f) -> {
               answered();
               if (!f.isSuccess() && ifUndelivered != null) {
-                Connection.detached(ifUndelivered);
+                HandlerDispatch.detached(ifUndelivered);
               }
               connection.finished(this, keepOpen && f.isSuccess());
             });

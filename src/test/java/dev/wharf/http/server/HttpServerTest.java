@@ -177,7 +177,7 @@ class HttpServerTest {
     Router router = new Router((req, res, template, allowed) -> res.status(404).send());
     router.add("POST", "/quick", Handler.nonBlocking(where));
     router.add("POST", "/blocking", where);
-    int large = Connection.INLINE_BODY + 1;
+    int large = HandlerDispatch.INLINE_BODY + 1;
     try (HttpServer roomy =
         HttpServer.start(
             "127.0.0.1",
