@@ -21,7 +21,6 @@ import io.netty.handler.codec.http.TooLongHttpLineException;
 import io.netty.handler.timeout.IdleStateEvent;
 import io.netty.util.ReferenceCountUtil;
 import java.net.InetSocketAddress;
-import java.util.ArrayDeque;
 import java.util.concurrent.Executor;
 import java.util.concurrent.RejectedExecutionException;
 import java.util.concurrent.atomic.AtomicBoolean;
@@ -39,8 +38,6 @@ import java.util.logging.Logger;
  */
 final class Connection extends ChannelInboundHandlerAdapter {
   private static final Logger LOG = Logger.getLogger(Connection.class.getName());
-  /** Requests read ahead of their turn before the connection stops reading. */
-  private static final int MAX_WAITING = 16;
 
   private final Handler handler;
   private final ErrorBody errors;
@@ -67,8 +64,7 @@ final class Connection extends ChannelInboundHandlerAdapter {
   private boolean skipping;
   // The request being answered, and those read after it.
   private Exchange current;
-  private final ArrayDeque<Queued> waiting = new ArrayDeque<>();
-  private boolean paused;
+  private final ReadAhead waiting = new ReadAhead();
   // A request was refused: nothing read after it is taken (see Refusal).
   private final Refusal refusal;
   // The request being read asked for 100 Continue while answers before it were still owed: an
@@ -88,9 +84,6 @@ final class Connection extends ChannelInboundHandlerAdapter {
   private boolean closing;
   // Whether the client still reads what it is owed, asked at each quiet period.
   private final StalledOutput output = new StalledOutput();
-
-  /** A request read ahead of its turn. */
-  private record Queued(Exchange ex, Request req) {}
 
   /**
    * @param idleTicks how many quiet periods in a row (see {@link HttpServer.Limits}) close a
@@ -335,11 +328,7 @@ final class Connection extends ChannelInboundHandlerAdapter {
     if (current == null) {
       run(ex, request);
     } else {
-      waiting.add(new Queued(ex, request));
-      if (waiting.size() >= MAX_WAITING && !paused) {
-        paused = true;
-        ctx.channel().config().setAutoRead(false);
-      }
+      waiting.add(ex, request, ctx.channel());
     }
   }
 
@@ -357,12 +346,12 @@ final class Connection extends ChannelInboundHandlerAdapter {
     current = null;
     ex.giveBackBody(budget);
     if (!keepOpen || stopping.get()) {
-      dropWaiting();
+      waiting.drop(budget);
       refusal.dropOwed();
       closeAfterAnswer();
       return;
     }
-    Queued next = waiting.poll();
+    ReadAhead.Queued next = waiting.poll();
     if (next != null) {
       run(next.ex(), next.req());
       return;
@@ -381,10 +370,7 @@ final class Connection extends ChannelInboundHandlerAdapter {
       owedContinue = null;
       continuedLate = true;
     }
-    if (paused) {
-      paused = false;
-      ctx.channel().config().setAutoRead(true);
-    }
+    waiting.resume(ctx.channel());
   }
 
   /** What the HTTP decoder could not parse: answer it and close, nothing else on it is trusted. */
@@ -412,14 +398,6 @@ final class Connection extends ChannelInboundHandlerAdapter {
     } else {
       refuse(result);
     }
-  }
-
-  /** Requests read ahead that will not run: their bodies go back to the budget. */
-  private void dropWaiting() {
-    for (Queued q : waiting) {
-      q.ex().giveBackBody(budget);
-    }
-    waiting.clear();
   }
 
   /** The body does not fit in what the server may hold: refused unread, and the connection closes. */
@@ -472,7 +450,7 @@ final class Connection extends ChannelInboundHandlerAdapter {
   @Override
   public void channelInactive(ChannelHandlerContext ctx) {
     body.drop();
-    dropWaiting();
+    waiting.drop(budget);
     refusal.dropOwed();
     if (current != null) {
       // Its handler may never answer now; the bytes go back once, here or when it does.
