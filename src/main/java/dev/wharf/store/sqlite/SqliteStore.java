@@ -20,7 +20,6 @@ import dev.wharf.store.RedriveRequest;
 import dev.wharf.store.Redriven;
 import dev.wharf.store.SettleRequest;
 import dev.wharf.store.Store;
-import dev.wharf.store.StorageFull;
 import dev.wharf.store.StoreException;
 import dev.wharf.store.VisibleElsewhere;
 import dev.wharf.store.sqlite.GroupCommitWriter.Answer;
@@ -70,8 +69,7 @@ public final class SqliteStore implements Store {
   private OwnerLock owner;
   private Checkpointer checkpointer;
   private Connection writeConn;
-  /** Volatile: the checkpointer's thread reads it too (see {@link #readFreePages}). */
-  private volatile ReadPool reads;
+  private ReadPool reads;
   private IdLookup ids;
   private StartupCount startupCount;
   /** Tests only: the count at start waits for it. */
@@ -101,21 +99,8 @@ public final class SqliteStore implements Store {
   private final AtomicBoolean probingWrites = new AtomicBoolean();
   /** False only in tests that place every passive checkpoint themselves ({@link #checkpointNow}). */
   private boolean checkpointInBackground = true;
-  /** Room kept for an operator's deletions on a full disk ({@link RoomReserve}). */
-  private RoomReserve reserve;
-  private long diskFreeLimit = DiskFreeLimit.DEFAULT_BYTES;
-  /** Set by tests before the start; else the disk holding the database, and the real time. */
-  private LongSupplier diskUsable;
-  private LongSupplier diskNanos;
-  private DiskFreeLimit diskFree;
-  /** The database's free pages in bytes, as last read ({@link #readFreePages}). */
-  private volatile long freePageBytes;
-  private int pageBytes;
-
-  /** The database's free pages in bytes, as last read (for tests). */
-  long freePageBytes() {
-    return freePageBytes;
-  }
+  /** The room kept for deletions, the disk-free limit and the free pages ({@link DiskRoom}). */
+  private final DiskRoom room = new DiskRoom();
 
   public SqliteStore(Path file) {
     this(file, DEFAULT_PAGE_SIZE);
@@ -180,14 +165,10 @@ public final class SqliteStore implements Store {
       ids = new IdLookup(SqliteSchema.legacyIdsUpTo(writeConn));
       // Pinned before the writer exists, so the count sees exactly what its deltas do not.
       startupCount = new StartupCount(url);
-      pageBytes = pageSizeInUse;
       Path walFile = Path.of(db + "-wal");
       wal = FileChannel.open(walFile, StandardOpenOption.WRITE);
       health = new WriteHealth();
-      if (reserve == null) {
-        reserve = new RoomReserve(db, RoomReserve.DEFAULT_BYTES);
-      }
-      keepRoom();
+      RoomReserve reserve = room.reserveFor(db, pageSizeInUse);
       checkpointer =
           new Checkpointer(
               url,
@@ -196,8 +177,8 @@ public final class SqliteStore implements Store {
               checkpointInBackground,
               health,
               () -> {
-                keepRoom();
-                readFreePages();
+                room.keepRoom();
+                room.readFreePages();
               });
       memoryLeases = new MemoryLeases(leaseWriteBackAge);
       writer =
@@ -214,13 +195,7 @@ public final class SqliteStore implements Store {
               health,
               reserve);
       reads = new ReadPool(url, 4);
-      // Pages a purge or an ack freed are room too: the database reuses them before it grows.
-      readFreePages();
-      diskFree = diskUsable == null
-          ? DiskFreeLimit.of(db, diskFreeLimit, () -> freePageBytes)
-          : new DiskFreeLimit(db.toAbsolutePath().getParent(), diskFreeLimit, diskUsable,
-              diskNanos);
-      diskFree.check();
+      room.watch(db, reads);
       startupCount.startCounting(counters, countGate);
     } catch (SQLException | IOException e) {
       close();
@@ -389,15 +364,7 @@ public final class SqliteStore implements Store {
 
   /** Tests only: the room kept for an operator's deletions on a full disk. */
   void keepRoomWith(RoomReserve reserve) {
-    this.reserve = reserve;
-  }
-
-  /** Makes the room kept for deletions on a full disk, when it is missing and there is room. */
-  private void keepRoom() {
-    if (!reserve.held() && reserve.ensure(false)) {
-      // Not a line at every start: what a start prints is its start line (ServeProcessTest).
-      LOG.fine("keeping " + reserve.file() + " to let a purge or delete run on a full disk");
-    }
+    room.keepRoomWith(reserve);
   }
 
   /**
@@ -413,13 +380,12 @@ public final class SqliteStore implements Store {
    * room than this many bytes (0: never); {@link DiskFreeLimit#DEFAULT_BYTES} unless set.
    */
   public void diskFreeLimit(long bytes) {
-    diskFreeLimit = bytes;
+    room.diskFreeLimit(bytes);
   }
 
   /** Before {@link #start}, tests only: where the disk's free space and the time are read. */
   void diskFreeFrom(LongSupplier usable, LongSupplier nanos) {
-    diskUsable = usable;
-    diskNanos = nanos;
+    room.diskFreeFrom(usable, nanos);
   }
 
   /** Before {@link #start}: leases held in memory are written back once this old. */
@@ -473,7 +439,7 @@ public final class SqliteStore implements Store {
     } catch (StoreException e) {
       return "storage is not answering";
     }
-    String low = diskFree.refusal();
+    String low = room.refusal();
     if (low != null) {
       return "storage takes no publishes: " + low;
     }
@@ -619,45 +585,18 @@ public final class SqliteStore implements Store {
 
   @Override
   public List<PublishResult> messagesPublish(PublishBatch batch) {
-    refuseWhenLowOnDisk();
+    room.refuseWhenLowOnDisk();
     return writer.submit(tx -> SqlitePublishAndClaim.publish(tx, batch));
   }
 
-  /**
-   * Reads how many bytes of the database's pages are free for reuse, for {@link DiskFreeLimit};
-   * on the checkpointer's thread after each pass, not on a publish's (and by tests).
-   */
+  /** Reads the database's free pages now (for tests; see {@link DiskRoom#readFreePages}). */
   void readFreePages() {
-    ReadPool pool = reads;
-    if (pool == null) {
-      // A pass that came before the start made the pool: the start reads them itself.
-      return;
-    }
-    try {
-      long pages = pool.read(c -> {
-        try (Statement s = c.createStatement();
-            ResultSet rs = s.executeQuery("PRAGMA freelist_count")) {
-          return rs.next() ? rs.getLong(1) : 0L;
-        }
-      });
-      freePageBytes = pages * pageBytes;
-    } catch (StoreException e) {
-      // The last reading stands.
-    }
+    room.readFreePages();
   }
 
-  /** Refuses a publish while the disk has less room than the limit ({@link DiskFreeLimit}). */
-  private void refuseWhenLowOnDisk() {
-    String low = diskFree.refusal();
-    if (low != null) {
-      throw new StorageFull("write failed: " + low, null);
-    }
-  }
-
-  private <T> CompletableFuture<T> lowOnDisk() {
-    String low = diskFree.refusal();
-    return low == null ? null
-        : CompletableFuture.failedFuture(new StorageFull("write failed: " + low, null));
+  /** The database's free pages in bytes, as last read (for tests). */
+  long freePageBytes() {
+    return room.freePageBytes();
   }
 
   /** The key plain publishes to one queue are grouped by (apart from claims' keys). */
@@ -665,7 +604,7 @@ public final class SqliteStore implements Store {
 
   @Override
   public CompletableFuture<List<PublishResult>> messagesPublishAsync(PublishBatch batch) {
-    CompletableFuture<List<PublishResult>> refused = lowOnDisk();
+    CompletableFuture<List<PublishResult>> refused = room.lowOnDisk();
     if (refused != null) {
       return refused;
     }
@@ -695,14 +634,14 @@ public final class SqliteStore implements Store {
   @Override
   public PublishedAndClaimed messagesPublishAndClaim(
       PublishBatch batch, List<ClaimRequest> claims) {
-    refuseWhenLowOnDisk();
+    room.refuseWhenLowOnDisk();
     return writer.submit(publishThenClaim(batch, claims));
   }
 
   @Override
   public CompletableFuture<PublishedAndClaimed> messagesPublishAndClaimAsync(
       PublishBatch batch, List<ClaimRequest> claims) {
-    CompletableFuture<PublishedAndClaimed> refused = lowOnDisk();
+    CompletableFuture<PublishedAndClaimed> refused = room.lowOnDisk();
     if (refused != null) {
       return refused;
     }
