@@ -131,37 +131,14 @@ public final class SqliteStore implements Store {
 
   @Override
   public void start() {
-    Path db = linkedTo(file);
+    Path db = SqliteFile.linkedTo(file);
     url = "jdbc:sqlite:" + db;
     owner = OwnerLock.acquire(db);
     try {
       writeConn = SqliteConnections.open(url);
-      int pageSizeInUse;
-      try (Statement s = writeConn.createStatement()) {
-        // Takes effect only on a new file, so before anything (WAL mode included) writes one.
-        s.execute("PRAGMA page_size = " + pageSize);
-        s.execute("PRAGMA journal_mode = WAL");
-        // Commits do not fsync themselves; the writer fsyncs the WAL before answering a publish.
-        s.execute("PRAGMA synchronous = NORMAL");
-        // Checkpoints run on their own connection so they never stall the writer.
-        s.execute("PRAGMA wal_autocheckpoint = 0");
-        // Above the restart bound (Checkpointer.RESTART_BYTES) with room for the batches that
-        // commit before a restart, so the file is not cut back and grown again every cycle.
-        s.execute("PRAGMA journal_size_limit = 335544320");
-        // Only the WAL restart waits, for readers to leave the WAL; it gives up and retries later.
-        s.execute("PRAGMA busy_timeout = 200");
-        // 16 MB: the writer's pages are the edges of a few B-trees (appends at the right, claims and
-        // acks at the left), which this holds many times over; a 64 MB cache measured the same
-        // throughput and kept ~50 MB more resident once a load had filled it.
-        s.execute("PRAGMA cache_size = -16384");
-        s.execute("PRAGMA temp_store = MEMORY");
-        try (ResultSet rs = s.executeQuery("PRAGMA page_size")) {
-          rs.next();
-          pageSizeInUse = rs.getInt(1);
-        }
-      }
+      int pageSizeInUse = SqliteFile.configure(writeConn, pageSize);
       SqliteSchema.migrate(writeConn);
-      requireWritable(writeConn);
+      SqliteFile.requireWritable(writeConn);
       ids = new IdLookup(SqliteSchema.legacyIdsUpTo(writeConn));
       // Pinned before the writer exists, so the count sees exactly what its deltas do not.
       startupCount = new StartupCount(url);
@@ -199,79 +176,14 @@ public final class SqliteStore implements Store {
       startupCount.startCounting(counters, countGate);
     } catch (SQLException | IOException e) {
       close();
-      // Java's file errors say only the path: name what went wrong with it.
-      String why =
-          e instanceof java.nio.file.AccessDeniedException
-              ? "permission denied: " + e.getMessage()
-              : e instanceof java.nio.file.NoSuchFileException
-                  ? "no such file: " + e.getMessage()
-                  : e.getMessage();
-      throw new StoreException("cannot open " + file + ": " + why + lowOnRoom(file), e);
-    }
-  }
-
-  /** Below this many bytes free, a failed open says so: SQLite's error then rarely does. */
-  static final long OPEN_ROOM_BYTES = 1 << 20;
-
-  /**
-   * What to add to a failed open's reason when the disk is (nearly) full: SQLite reports the
-   * {@code -shm} file it cannot grow as an I/O error, which hides what the operator must do.
-   */
-  static String lowOnRoom(Path file) {
-    Path dir = file.toAbsolutePath().getParent();
-    try {
-      return lowOnRoom(dir, java.nio.file.Files.getFileStore(dir).getUsableSpace());
-    } catch (IOException | RuntimeException e) {
-      return "";
-    }
-  }
-
-  static String lowOnRoom(Path dir, long usableBytes) {
-    return usableBytes >= OPEN_ROOM_BYTES
-        ? ""
-        : "; the disk holding " + dir + " is full (" + usableBytes
-            + " bytes free): free space there and start again";
-  }
-
-  /**
-   * SQLite opens a file it may not write (or whose {@code -shm} it may not) read-only, and says so
-   * only at the first write: after the start, to every publish. A write rolled back asks now.
-   */
-  private static void requireWritable(Connection c) throws SQLException {
-    try (Statement s = c.createStatement()) {
-      s.execute("BEGIN IMMEDIATE");
-      try {
-        s.execute("INSERT INTO seq_reserved(up_to) VALUES (0)");
-      } finally {
-        s.execute("ROLLBACK");
-      }
-    } catch (SQLException e) {
-      throw new SQLException(
-          "the database cannot be written (" + StoreException.firstLine(e.getMessage()) + ")", e);
-    }
-  }
-
-  /**
-   * The file a path names, through a symbolic link: SQLite opens the link's target and names its
-   * WAL after it, and two names of one file must take one lock ({@link OwnerLock}).
-   */
-  private static Path linkedTo(Path file) {
-    Path p = file.toAbsolutePath();
-    try {
-      // Link by link, so that one whose target does not exist yet names the file to make.
-      for (int i = 0; i < 40 && java.nio.file.Files.isSymbolicLink(p); i++) {
-        p = p.resolveSibling(java.nio.file.Files.readSymbolicLink(p)).normalize();
-      }
-      return java.nio.file.Files.exists(p) ? p.toRealPath() : p;
-    } catch (IOException e) {
-      return p;
+      throw SqliteFile.cannotOpen(file, e);
     }
   }
 
   @Override
   public void close() {
     boolean broken = health != null && health.broken() != null;
-    Connection guard = broken ? walGuard() : null;
+    Connection guard = broken ? SqliteFile.walGuard(url) : null;
     if (startupCount != null) {
       startupCount.close();
     }
@@ -321,39 +233,6 @@ public final class SqliteStore implements Store {
       // Last: the file is free for another process only once nothing here touches it.
       owner.close();
       owner = null;
-    }
-  }
-
-  /**
-   * After a failed fsync ({@link WriteHealth#broke}), a read-only connection in a read
-   * transaction while the others close. SQLite's last connection to close checkpoints the WAL
-   * into the database and deletes it: it would copy frames no fsync vouches for, and leave a
-   * restart's recovery, which checks every frame and stops at the first bad one, nothing to
-   * check. While this one reads, the others cannot take the lock that checkpoint needs, and a
-   * read-only connection, closed last, never checkpoints.
-   */
-  private Connection walGuard() {
-    Connection c = null;
-    try {
-      org.sqlite.SQLiteConfig config = new org.sqlite.SQLiteConfig();
-      config.setReadOnly(true);
-      c = org.sqlite.JDBC.createConnection(url, config.toProperties());
-      c.setAutoCommit(false);
-      try (Statement s = c.createStatement();
-          ResultSet rs = s.executeQuery("SELECT count(*) FROM queues")) {
-        rs.next();
-      }
-      return c;
-    } catch (SQLException e) {
-      LOG.log(Level.WARNING, "closing after a failed fsync: the WAL may be checkpointed", e);
-      if (c != null) {
-        try {
-          c.close();
-        } catch (SQLException ignored) {
-          // closing anyway
-        }
-      }
-      return null;
     }
   }
 

@@ -274,9 +274,9 @@ class SqliteFullDiskTest {
   /** A start that cannot even open the database on a full disk says that the disk is full. */
   @Test
   void aFailedOpenNamesTheFullDisk() {
-    assertThat(SqliteStore.lowOnRoom(dir, 40_960))
+    assertThat(SqliteFile.lowOnRoom(dir, 40_960))
         .isEqualTo("; the disk holding " + dir + " is full (40960 bytes free): free space there"
             + " and start again");
-    assertThat(SqliteStore.lowOnRoom(dir, 1L << 30)).isEmpty();
+    assertThat(SqliteFile.lowOnRoom(dir, 1L << 30)).isEmpty();
   }
 }
