@@ -202,7 +202,7 @@ class GroupCommitBatchTest {
 
   @Test
   void aPurgeLargerThanOneChunkDeletesEveryStateOfItsQueueInChunksAndCountsThemOut() {
-    int total = SqliteStore.DELETE_CHUNK * 2 + 7;
+    int total = SqliteQueues.DELETE_CHUNK * 2 + 7;
     for (int first = 0; first < total; first += 1000) {
       publish("q", first, Math.min(1000, total - first));
     }
@@ -223,7 +223,7 @@ class GroupCommitBatchTest {
 
   @Test
   void leasedMessagesOfADeletedQueueGoInChunksToo() {
-    int total = SqliteStore.DELETE_CHUNK + 3;
+    int total = SqliteQueues.DELETE_CHUNK + 3;
     for (int first = 0; first < total; first += 1000) {
       publish("q", first, Math.min(1000, total - first));
     }
