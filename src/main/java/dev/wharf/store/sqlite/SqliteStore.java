@@ -27,16 +27,13 @@ import java.nio.channels.FileChannel;
 import java.nio.file.Path;
 import java.nio.file.StandardOpenOption;
 import java.sql.Connection;
-import java.sql.ResultSet;
 import java.sql.SQLException;
-import java.sql.Statement;
 import java.time.Duration;
 import java.time.Instant;
 import java.util.List;
 import java.util.Optional;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.CountDownLatch;
-import java.util.concurrent.atomic.AtomicBoolean;
 import java.util.function.LongSupplier;
 import java.util.logging.Level;
 import java.util.logging.Logger;
@@ -69,6 +66,8 @@ public final class SqliteStore implements Store {
   private SqliteQueues queues;
   /** An operator's reads of messages, and the counts of a queue ({@link SqliteReads}). */
   private SqliteReads messageReads;
+  /** Whether the store can take writes now, for /readyz ({@link SqliteReadiness}). */
+  private SqliteReadiness readiness;
   private IdLookup ids;
   private StartupCount startupCount;
   /** Tests only: the count at start waits for it. */
@@ -94,8 +93,6 @@ public final class SqliteStore implements Store {
   private final long walRestartFrames;
   private final GroupCommitWriter.WalSync beforeSync;
 
-  /** Whether readiness is probing a failing writer with a write of its own. */
-  private final AtomicBoolean probingWrites = new AtomicBoolean();
   /** False only in tests that place every passive checkpoint themselves ({@link #checkpointNow}). */
   private boolean checkpointInBackground = true;
   /** The room kept for deletions, the disk-free limit and the free pages ({@link DiskRoom}). */
@@ -173,6 +170,7 @@ public final class SqliteStore implements Store {
       reads = new ReadPool(url, 4);
       queues = new SqliteQueues(reads, writer, counters, ids);
       messageReads = new SqliteReads(reads, ids, counters, memoryLeases, writer);
+      readiness = new SqliteReadiness(counters, reads, room, writer);
       room.watch(db, reads);
       startupCount.startCounting(counters, countGate);
     } catch (SQLException | IOException e) {
@@ -292,6 +290,16 @@ public final class SqliteStore implements Store {
     return checkpointer.passes();
   }
 
+  /** Reads the database's free pages now (for tests; see {@link DiskRoom#readFreePages}). */
+  void readFreePages() {
+    room.readFreePages();
+  }
+
+  /** The database's free pages in bytes, as last read (for tests). */
+  long freePageBytes() {
+    return room.freePageBytes();
+  }
+
   /** The writer's commits and fsyncs, the checkpoints and the leases ({@link SqliteMetrics}). */
   @Override
   public void bindMetrics(MeterRegistry registry) {
@@ -305,61 +313,7 @@ public final class SqliteStore implements Store {
 
   @Override
   public String unready() {
-    String uncounted = counters.countFailure();
-    if (uncounted != null) {
-      // Nothing that needs the counts (stats, every write's bookkeeping) can be served.
-      return "the messages on disk could not be counted at start: " + uncounted;
-    }
-    try {
-      reads.read(c -> {
-        try (Statement s = c.createStatement(); ResultSet rs = s.executeQuery("SELECT 1")) {
-          return rs.next();
-        }
-      });
-    } catch (StoreException e) {
-      return "storage is not answering";
-    }
-    String low = room.refusal();
-    if (low != null) {
-      return "storage takes no publishes: " + low;
-    }
-    if (writer.roomKeptForDeletions()) {
-      // The deletion's own batches on disk end the write failure that began it; every other
-      // write is refused all the same until it is done.
-      return "storage writes are failing: " + GroupCommitWriter.ROOM_KEPT_FOR_DELETIONS;
-    }
-    if (writer.writeFailure() != null) {
-      probeWrite();
-    }
-    String failure = writer.writeFailure();
-    return failure == null ? null : "storage writes are failing: " + failure;
-  }
-
-  /**
-   * A write through the writer, fsync included, to learn whether writes work again: with no
-   * traffic (a load balancer holds it back while the server is not ready) nothing else would tell.
-   * It adds and drops a 16 KB row in one transaction, so it needs room as a publish does. One runs
-   * at a time; readiness asked meanwhile answers from what is known.
-   */
-  private void probeWrite() {
-    if (!probingWrites.compareAndSet(false, true)) {
-      return;
-    }
-    try {
-      writer.submit(tx -> {
-        try (Statement s = tx.conn.createStatement()) {
-          // No queue has the empty name, so no lookup of a real key can meet this row.
-          s.executeUpdate("INSERT OR REPLACE INTO idempotency(queue, ikey, message_id, expires_at)"
-              + " VALUES ('', 'readiness probe', zeroblob(16384), 0)");
-          s.executeUpdate("DELETE FROM idempotency WHERE queue = '' AND ikey = 'readiness probe'");
-        }
-        return null;
-      });
-    } catch (StoreException e) {
-      // The failure stands; the writer recorded it.
-    } finally {
-      probingWrites.set(false);
-    }
+    return readiness.unready();
   }
 
   // ---- queues ----
@@ -395,16 +349,6 @@ public final class SqliteStore implements Store {
   public List<PublishResult> messagesPublish(PublishBatch batch) {
     room.refuseWhenLowOnDisk();
     return writer.submit(tx -> SqlitePublishAndClaim.publish(tx, batch));
-  }
-
-  /** Reads the database's free pages now (for tests; see {@link DiskRoom#readFreePages}). */
-  void readFreePages() {
-    room.readFreePages();
-  }
-
-  /** The database's free pages in bytes, as last read (for tests). */
-  long freePageBytes() {
-    return room.freePageBytes();
   }
 
   /** The key plain publishes to one queue are grouped by (apart from claims' keys). */
