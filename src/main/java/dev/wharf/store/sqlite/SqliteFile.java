@@ -2,30 +2,184 @@ package dev.wharf.store.sqlite;
 
 import dev.wharf.store.StoreException;
 import java.io.IOException;
+import java.nio.channels.FileChannel;
 import java.nio.file.Path;
+import java.nio.file.StandardOpenOption;
 import java.sql.Connection;
 import java.sql.ResultSet;
 import java.sql.SQLException;
 import java.sql.Statement;
+import java.time.Duration;
+import java.util.concurrent.CountDownLatch;
 import java.util.logging.Level;
 import java.util.logging.Logger;
 
 /**
- * The database file as a store opens and closes it: the name it is opened by, the settings of the
- * writer's connection, the checks that make a failed open say why, and the guard that keeps a WAL
- * no fsync vouches for from being checkpointed at close.
+ * The database file as a store opens and closes it: what a started store holds open on it (the
+ * writer's connection and thread, the checkpointer, the readers, the WAL's handle and the claim
+ * on the file), opened in the order each needs and closed in the order that keeps the file safe;
+ * the name it is opened by, the settings of the writer's connection, the checks that make a
+ * failed open say why, and the guard that keeps a WAL no fsync vouches for from being
+ * checkpointed at close.
  */
 final class SqliteFile {
-  /** The store's: where a close after a failed fsync logged before it had this class. */
+  /** The store's: where its start and close logged before they had this class. */
   private static final Logger LOG = Logger.getLogger(SqliteStore.class.getName());
 
-  private SqliteFile() {}
+  private final Path file;
+  private final int pageSize;
+  /** Frames past which the WAL restarts; 0: {@link Checkpointer#RESTART_BYTES} worth. */
+  private final long walRestartFrames;
+  private final GroupCommitWriter.WalSync beforeSync;
+  private final Counters counters;
+  private final DiskRoom room;
+  /** False only in tests that place each passive checkpoint ({@link SqliteStore#checkpointNow}). */
+  boolean checkpointInBackground = true;
+  Duration leaseWriteBackAge = MemoryLeases.DEFAULT_MAX_AGE;
+  /** Tests only: the count at start waits for it. */
+  CountDownLatch countGate;
+
+  /** The database's JDBC url, once started. */
+  private String url;
+  MemoryLeases memoryLeases;
+  GroupCommitWriter writer;
+  /** Shared by the writer and the checkpointer: whether writes fail, and if for good. */
+  WriteHealth health;
+  private FileChannel wal;
+  /** This process's claim on the file (see {@link OwnerLock}). */
+  private OwnerLock owner;
+  Checkpointer checkpointer;
+  private Connection writeConn;
+  ReadPool reads;
+  IdLookup ids;
+  private StartupCount startupCount;
+
+  SqliteFile(
+      Path file,
+      int pageSize,
+      long walRestartFrames,
+      GroupCommitWriter.WalSync beforeSync,
+      Counters counters,
+      DiskRoom room) {
+    this.file = file;
+    this.pageSize = pageSize;
+    this.walRestartFrames = walRestartFrames;
+    this.beforeSync = beforeSync;
+    this.counters = counters;
+    this.room = room;
+  }
+
+  /** Opens the file and starts the writer, the checkpointer and the count of what is on it. */
+  void open() {
+    Path db = linkedTo(file);
+    url = "jdbc:sqlite:" + db;
+    owner = OwnerLock.acquire(db);
+    try {
+      writeConn = SqliteConnections.open(url);
+      int pageSizeInUse = configure(writeConn, pageSize);
+      SqliteSchema.migrate(writeConn);
+      requireWritable(writeConn);
+      ids = new IdLookup(SqliteSchema.legacyIdsUpTo(writeConn));
+      // Pinned before the writer exists, so the count sees exactly what its deltas do not.
+      startupCount = new StartupCount(url);
+      Path walFile = Path.of(db + "-wal");
+      wal = FileChannel.open(walFile, StandardOpenOption.WRITE);
+      health = new WriteHealth();
+      RoomReserve reserve = room.reserveFor(db, pageSizeInUse);
+      checkpointer =
+          new Checkpointer(
+              url,
+              db,
+              walRestartFrames > 0 ? walRestartFrames : Checkpointer.restartFrames(pageSizeInUse),
+              checkpointInBackground,
+              health,
+              () -> {
+                room.keepRoom();
+                room.readFreePages();
+              });
+      memoryLeases = new MemoryLeases(leaseWriteBackAge);
+      writer =
+          new GroupCommitWriter(
+              writeConn,
+              counters,
+              () -> {
+                beforeSync.sync();
+                wal.force(false);
+              },
+              checkpointer::restart,
+              memoryLeases,
+              GroupCommitWriter.firstSeq(writeConn),
+              health,
+              reserve);
+      reads = new ReadPool(url, 4);
+      room.watch(db, reads);
+      startupCount.startCounting(counters, countGate);
+    } catch (SQLException | IOException e) {
+      close();
+      throw cannotOpen(file, e);
+    }
+  }
+
+  void close() {
+    boolean broken = health != null && health.broken() != null;
+    Connection guard = broken ? walGuard(url) : null;
+    if (startupCount != null) {
+      startupCount.close();
+    }
+    if (writer != null) {
+      // Leases held in memory outlive a clean stop: a restart honours them until they end. After
+      // a failed fsync nothing is written: they end with the process, as in a crash.
+      if (!broken) {
+        try {
+          writer.submit(tx -> {
+            tx.leases.writeBackAll(tx);
+            return null;
+          });
+        } catch (RuntimeException e) {
+          LOG.log(Level.WARNING, "leases held in memory were not written back at stop", e);
+        }
+      }
+      writer.close();
+    }
+    if (checkpointer != null) {
+      checkpointer.close();
+    }
+    if (wal != null) {
+      try {
+        wal.close();
+      } catch (IOException ignored) {
+        // closing anyway
+      }
+    }
+    if (reads != null) {
+      reads.close();
+    }
+    if (writeConn != null) {
+      try {
+        writeConn.close();
+      } catch (SQLException ignored) {
+        // closing anyway
+      }
+    }
+    if (guard != null) {
+      try {
+        guard.close();
+      } catch (SQLException ignored) {
+        // closing anyway
+      }
+    }
+    if (owner != null) {
+      // Last: the file is free for another process only once nothing here touches it.
+      owner.close();
+      owner = null;
+    }
+  }
 
   /**
    * Sets up the writer's connection to a file in WAL mode, a new one with pages of
    * {@code pageSize}; returns the page size in use.
    */
-  static int configure(Connection writeConn, int pageSize) throws SQLException {
+  private static int configure(Connection writeConn, int pageSize) throws SQLException {
     try (Statement s = writeConn.createStatement()) {
       // Takes effect only on a new file, so before anything (WAL mode included) writes one.
       s.execute("PRAGMA page_size = " + pageSize);
@@ -52,7 +206,7 @@ final class SqliteFile {
   }
 
   /** Why a start failed, from the error that failed it. */
-  static StoreException cannotOpen(Path file, Exception e) {
+  private static StoreException cannotOpen(Path file, Exception e) {
     // Java's file errors say only the path: name what went wrong with it.
     String why =
         e instanceof java.nio.file.AccessDeniedException
@@ -90,7 +244,7 @@ final class SqliteFile {
    * SQLite opens a file it may not write (or whose {@code -shm} it may not) read-only, and says so
    * only at the first write: after the start, to every publish. A write rolled back asks now.
    */
-  static void requireWritable(Connection c) throws SQLException {
+  private static void requireWritable(Connection c) throws SQLException {
     try (Statement s = c.createStatement()) {
       s.execute("BEGIN IMMEDIATE");
       try {
@@ -108,7 +262,7 @@ final class SqliteFile {
    * The file a path names, through a symbolic link: SQLite opens the link's target and names its
    * WAL after it, and two names of one file must take one lock ({@link OwnerLock}).
    */
-  static Path linkedTo(Path file) {
+  private static Path linkedTo(Path file) {
     Path p = file.toAbsolutePath();
     try {
       // Link by link, so that one whose target does not exist yet names the file to make.
@@ -129,7 +283,7 @@ final class SqliteFile {
    * check. While this one reads, the others cannot take the lock that checkpoint needs, and a
    * read-only connection, closed last, never checkpoints.
    */
-  static Connection walGuard(String url) {
+  private static Connection walGuard(String url) {
     Connection c = null;
     try {
       org.sqlite.SQLiteConfig config = new org.sqlite.SQLiteConfig();

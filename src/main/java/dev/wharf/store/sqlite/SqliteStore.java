@@ -22,11 +22,7 @@ import dev.wharf.store.StoreException;
 import dev.wharf.store.VisibleElsewhere;
 import dev.wharf.store.sqlite.GroupCommitWriter.Answer;
 import io.micrometer.core.instrument.MeterRegistry;
-import java.io.IOException;
-import java.nio.channels.FileChannel;
 import java.nio.file.Path;
-import java.nio.file.StandardOpenOption;
-import java.sql.Connection;
 import java.sql.SQLException;
 import java.time.Duration;
 import java.time.Instant;
@@ -35,8 +31,6 @@ import java.util.Optional;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.CountDownLatch;
 import java.util.function.LongSupplier;
-import java.util.logging.Level;
-import java.util.logging.Logger;
 
 /**
  * The embedded backend: one SQLite file in WAL mode, one writer thread that group-commits every
@@ -46,22 +40,13 @@ import java.util.logging.Logger;
  * inspection.
  */
 public final class SqliteStore implements Store {
-  private final Path file;
-  /** The database's JDBC url, once started. */
-  private String url;
-  private static final Logger LOG = Logger.getLogger(SqliteStore.class.getName());
   private final Counters counters = new Counters();
-  private Duration leaseWriteBackAge = MemoryLeases.DEFAULT_MAX_AGE;
-  private MemoryLeases memoryLeases;
+  /** The room kept for deletions, the disk-free limit and the free pages ({@link DiskRoom}). */
+  private final DiskRoom room = new DiskRoom();
+  /** What the store holds open on its file, from the start to the close ({@link SqliteFile}). */
+  private final SqliteFile database;
+  /** The database's, from the start: every write goes through it. */
   private GroupCommitWriter writer;
-  /** Shared by the writer and the checkpointer: whether writes fail, and if for good. */
-  private WriteHealth health;
-  private FileChannel wal;
-  /** This process's claim on the file (see {@link OwnerLock}). */
-  private OwnerLock owner;
-  private Checkpointer checkpointer;
-  private Connection writeConn;
-  private ReadPool reads;
   /** Queue records and the deletions of queues and their messages ({@link SqliteQueues}). */
   private SqliteQueues queues;
   /** An operator's reads of messages, and the counts of a queue ({@link SqliteReads}). */
@@ -69,9 +54,6 @@ public final class SqliteStore implements Store {
   /** Whether the store can take writes now, for /readyz ({@link SqliteReadiness}). */
   private SqliteReadiness readiness;
   private IdLookup ids;
-  private StartupCount startupCount;
-  /** Tests only: the count at start waits for it. */
-  private CountDownLatch countGate;
 
   /**
    * Page size of a new database file; an existing file keeps the one it was made with. 8 KB halves
@@ -87,16 +69,6 @@ public final class SqliteStore implements Store {
   public static void preload() {
     SqliteConnections.loadNativeLibrary();
   }
-
-  private final int pageSize;
-  /** Frames past which the WAL restarts; 0: {@link Checkpointer#RESTART_BYTES} worth. */
-  private final long walRestartFrames;
-  private final GroupCommitWriter.WalSync beforeSync;
-
-  /** False only in tests that place every passive checkpoint themselves ({@link #checkpointNow}). */
-  private boolean checkpointInBackground = true;
-  /** The room kept for deletions, the disk-free limit and the free pages ({@link DiskRoom}). */
-  private final DiskRoom room = new DiskRoom();
 
   public SqliteStore(Path file) {
     this(file, DEFAULT_PAGE_SIZE);
@@ -119,120 +91,22 @@ public final class SqliteStore implements Store {
 
   private SqliteStore(
       Path file, int pageSize, long walRestartFrames, GroupCommitWriter.WalSync beforeSync) {
-    this.file = file;
-    this.pageSize = pageSize;
-    this.walRestartFrames = walRestartFrames;
-    this.beforeSync = beforeSync;
+    database = new SqliteFile(file, pageSize, walRestartFrames, beforeSync, counters, room);
   }
 
   @Override
   public void start() {
-    Path db = SqliteFile.linkedTo(file);
-    url = "jdbc:sqlite:" + db;
-    owner = OwnerLock.acquire(db);
-    try {
-      writeConn = SqliteConnections.open(url);
-      int pageSizeInUse = SqliteFile.configure(writeConn, pageSize);
-      SqliteSchema.migrate(writeConn);
-      SqliteFile.requireWritable(writeConn);
-      ids = new IdLookup(SqliteSchema.legacyIdsUpTo(writeConn));
-      // Pinned before the writer exists, so the count sees exactly what its deltas do not.
-      startupCount = new StartupCount(url);
-      Path walFile = Path.of(db + "-wal");
-      wal = FileChannel.open(walFile, StandardOpenOption.WRITE);
-      health = new WriteHealth();
-      RoomReserve reserve = room.reserveFor(db, pageSizeInUse);
-      checkpointer =
-          new Checkpointer(
-              url,
-              db,
-              walRestartFrames > 0 ? walRestartFrames : Checkpointer.restartFrames(pageSizeInUse),
-              checkpointInBackground,
-              health,
-              () -> {
-                room.keepRoom();
-                room.readFreePages();
-              });
-      memoryLeases = new MemoryLeases(leaseWriteBackAge);
-      writer =
-          new GroupCommitWriter(
-              writeConn,
-              counters,
-              () -> {
-                beforeSync.sync();
-                wal.force(false);
-              },
-              checkpointer::restart,
-              memoryLeases,
-              GroupCommitWriter.firstSeq(writeConn),
-              health,
-              reserve);
-      reads = new ReadPool(url, 4);
-      queues = new SqliteQueues(reads, writer, counters, ids);
-      messageReads = new SqliteReads(reads, ids, counters, memoryLeases, writer);
-      readiness = new SqliteReadiness(counters, reads, room, writer);
-      room.watch(db, reads);
-      startupCount.startCounting(counters, countGate);
-    } catch (SQLException | IOException e) {
-      close();
-      throw SqliteFile.cannotOpen(file, e);
-    }
+    database.open();
+    writer = database.writer;
+    ids = database.ids;
+    queues = new SqliteQueues(database.reads, writer, counters, ids);
+    messageReads = new SqliteReads(database.reads, ids, counters, database.memoryLeases, writer);
+    readiness = new SqliteReadiness(counters, database.reads, room, writer);
   }
 
   @Override
   public void close() {
-    boolean broken = health != null && health.broken() != null;
-    Connection guard = broken ? SqliteFile.walGuard(url) : null;
-    if (startupCount != null) {
-      startupCount.close();
-    }
-    if (writer != null) {
-      // Leases held in memory outlive a clean stop: a restart honours them until they end. After
-      // a failed fsync nothing is written: they end with the process, as in a crash.
-      if (!broken) {
-        try {
-          writer.submit(tx -> {
-            tx.leases.writeBackAll(tx);
-            return null;
-          });
-        } catch (RuntimeException e) {
-          LOG.log(Level.WARNING, "leases held in memory were not written back at stop", e);
-        }
-      }
-      writer.close();
-    }
-    if (checkpointer != null) {
-      checkpointer.close();
-    }
-    if (wal != null) {
-      try {
-        wal.close();
-      } catch (IOException ignored) {
-        // closing anyway
-      }
-    }
-    if (reads != null) {
-      reads.close();
-    }
-    if (writeConn != null) {
-      try {
-        writeConn.close();
-      } catch (SQLException ignored) {
-        // closing anyway
-      }
-    }
-    if (guard != null) {
-      try {
-        guard.close();
-      } catch (SQLException ignored) {
-        // closing anyway
-      }
-    }
-    if (owner != null) {
-      // Last: the file is free for another process only once nothing here touches it.
-      owner.close();
-      owner = null;
-    }
+    database.close();
   }
 
   /** The writer, for tests that need an operation inside its transaction. */
@@ -250,7 +124,7 @@ public final class SqliteStore implements Store {
    * a test decides exactly where they land.
    */
   void checkpointOnlyWhenAsked() {
-    checkpointInBackground = false;
+    database.checkpointInBackground = false;
   }
 
   /**
@@ -268,18 +142,18 @@ public final class SqliteStore implements Store {
 
   /** Before {@link #start}: leases held in memory are written back once this old. */
   void writeLeasesBackAfter(Duration age) {
-    leaseWriteBackAge = age;
+    database.leaseWriteBackAge = age;
   }
 
   /** Before {@link #start}: the count of the messages on disk waits for {@code gate}. */
   void holdStartupCount(CountDownLatch gate) {
-    countGate = gate;
+    database.countGate = gate;
   }
 
   /** Runs one passive checkpoint now instead of waiting for the checkpointer's next pass. */
   void checkpointNow() {
     try {
-      checkpointer.passOnce();
+      database.checkpointer.passOnce();
     } catch (SQLException e) {
       throw new StoreException("checkpoint failed: " + e.getMessage(), e);
     }
@@ -287,7 +161,7 @@ public final class SqliteStore implements Store {
 
   /** Passive checkpoint passes run so far. */
   long checkpointPasses() {
-    return checkpointer.passes();
+    return database.checkpointer.passes();
   }
 
   /** Reads the database's free pages now (for tests; see {@link DiskRoom#readFreePages}). */
@@ -303,12 +177,12 @@ public final class SqliteStore implements Store {
   /** The writer's commits and fsyncs, the checkpoints and the leases ({@link SqliteMetrics}). */
   @Override
   public void bindMetrics(MeterRegistry registry) {
-    SqliteMetrics.bind(registry, writer, checkpointer, memoryLeases);
+    SqliteMetrics.bind(registry, writer, database.checkpointer, database.memoryLeases);
   }
 
   @Override
   public String needsRestart() {
-    return health == null ? null : health.broken();
+    return database.health == null ? null : database.health.broken();
   }
 
   @Override
