@@ -10,12 +10,20 @@ import java.net.ServerSocket;
 import java.net.Socket;
 import java.util.Set;
 import java.util.concurrent.ConcurrentHashMap;
+import java.util.concurrent.locks.Condition;
+import java.util.concurrent.locks.ReentrantLock;
 
 /**
  * A TCP relay on an ephemeral loopback port, for a database outage without touching the database:
  * {@link #cut} ends every relayed connection and answers new ones by closing them at once (as a
  * server that went away and a port nothing serves do), {@link #restore} relays again. The port
  * stays bound throughout, so nothing else can take it meanwhile.
+ *
+ * <p>{@link #freeze} is the other kind of outage: a database that stops answering (a hung server,
+ * or a proxy that keeps connections open and stops forwarding). Every socket stays open and new
+ * connections are still accepted, but no byte moves either way until {@link #thaw}, which moves
+ * on what waited, in order. Both ends' kernels still acknowledge what is sent, so TCP keepalives
+ * see a live peer, as they do in front of a stalled server.
  */
 public final class TcpProxy implements AutoCloseable {
   private final ServerSocket server;
@@ -23,6 +31,9 @@ public final class TcpProxy implements AutoCloseable {
   private final Set<Socket> open = ConcurrentHashMap.newKeySet();
   private final Thread acceptor;
   private volatile boolean cut;
+  private final ReentrantLock frozenLock = new ReentrantLock();
+  private final Condition thawed = frozenLock.newCondition();
+  private boolean frozen;
   private volatile boolean closed;
 
   public TcpProxy(String targetHost, int targetPort) {
@@ -50,6 +61,40 @@ public final class TcpProxy implements AutoCloseable {
   /** The outage ends: new connections are relayed again. */
   public void restore() {
     cut = false;
+  }
+
+  /** The stall starts: no byte is relayed, either way, on any connection, old or new. */
+  public void freeze() {
+    frozenLock.lock();
+    try {
+      frozen = true;
+    } finally {
+      frozenLock.unlock();
+    }
+  }
+
+  /** The stall ends: what waited is relayed, and everything after it. */
+  public void thaw() {
+    frozenLock.lock();
+    try {
+      frozen = false;
+      thawed.signalAll();
+    } finally {
+      frozenLock.unlock();
+    }
+  }
+
+  private void awaitThaw() throws IOException {
+    frozenLock.lock();
+    try {
+      while (frozen && !closed) {
+        thawed.await();
+      }
+    } catch (InterruptedException e) {
+      throw new IOException("interrupted while frozen", e);
+    } finally {
+      frozenLock.unlock();
+    }
   }
 
   private void acceptLoop() {
@@ -89,7 +134,14 @@ public final class TcpProxy implements AutoCloseable {
       byte[] buf = new byte[16 * 1024];
       try (InputStream in = from.getInputStream(); OutputStream out = to.getOutputStream()) {
         int n;
-        while ((n = in.read(buf)) >= 0) {
+        while (true) {
+          awaitThaw();
+          n = in.read(buf);
+          // Read as the stall began: held until it ends, as a stalled peer would hold it.
+          awaitThaw();
+          if (n < 0) {
+            break;
+          }
           out.write(buf, 0, n);
         }
       } catch (IOException ignored) {
@@ -113,6 +165,7 @@ public final class TcpProxy implements AutoCloseable {
   @Override
   public void close() {
     closed = true;
+    thaw();
     try {
       server.close();
     } catch (IOException ignored) {
