@@ -18,6 +18,7 @@ import java.time.Instant;
 import java.time.InstantSource;
 import java.util.List;
 import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.Executors;
 import java.util.concurrent.ScheduledExecutorService;
 import java.util.concurrent.ScheduledThreadPoolExecutor;
 import java.util.concurrent.TimeUnit;
@@ -51,6 +52,11 @@ public final class Broker implements AutoCloseable {
   private final QueueChanges changes;
   private final MessageAdmin admin;
   private final Publishing publishing;
+  /**
+   * The reapers' own thread. Their passes wait on storage, which may stall for as long as the
+   * store lets it: on the timers' thread they would hold up every long-poll's timeout with them.
+   */
+  private final ScheduledExecutorService reaping;
   /** Config entries not applied for lack of room on the disk. */
   private final EntriesWaitingForRoom waitingForRoom;
 
@@ -68,6 +74,9 @@ public final class Broker implements AutoCloseable {
     // Every parked receive schedules its timeout; most are cancelled by a message first.
     t.setRemoveOnCancelPolicy(true);
     this.timers = t;
+    this.reaping =
+        Executors.newSingleThreadScheduledExecutor(
+            r -> Thread.ofPlatform().daemon().name("wharf-reapers").unstarted(r));
     this.wakes = new DelayedWakes(store, clock, queues, waiters, t);
     this.changes = new QueueChanges(queues, waiters, metrics, depths, wakes, this::watch);
     this.waitingForRoom = new EntriesWaitingForRoom(changes, t);
@@ -82,7 +91,7 @@ public final class Broker implements AutoCloseable {
   /** Loads queues and starts the reapers and cross-node wake-ups. The store must be started. */
   public void start() {
     startWithoutReapers();
-    reapers.start(timers);
+    reapers.start(reaping);
   }
 
   /** Starts everything but the background reapers: tests drive them with the clock they move. */
@@ -114,11 +123,16 @@ public final class Broker implements AutoCloseable {
     // Nothing may stay parked: its timeout would never come once the timers stop.
     stopWaiting();
     timers.shutdownNow();
+    reaping.shutdownNow();
     // A reaper pass under way (its store calls do not heed the interrupt) ends first: the caller
     // closes the store next, and the pass would fail against it and log a storage failure.
+    long deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(CLOSE_WAIT_SECONDS);
     try {
-      if (!timers.awaitTermination(CLOSE_WAIT_SECONDS, TimeUnit.SECONDS)) {
-        LOG.warning("a reaper pass was still running " + CLOSE_WAIT_SECONDS + " s into the stop");
+      if (!reaping.awaitTermination(CLOSE_WAIT_SECONDS, TimeUnit.SECONDS)
+          || !timers.awaitTermination(
+              Math.max(0, deadline - System.nanoTime()), TimeUnit.NANOSECONDS)) {
+        LOG.warning("a reaper pass or a timer's task was still running " + CLOSE_WAIT_SECONDS
+            + " s into the stop");
       }
     } catch (InterruptedException e) {
       Thread.currentThread().interrupt();
