@@ -46,7 +46,7 @@ public final class StoreFactory {
   private static Store postgres(StorageConfig.Postgres p) {
     try {
       return new PostgresStore(
-          PostgresSettings.of(p.url(), p.user(), p.password(), p.pool()));
+          PostgresSettings.of(p.url(), p.user(), p.password(), p.pool(), p.stallTimeout()));
     } catch (IllegalArgumentException e) {
       throw new StartupException("cannot set up postgres storage: " + e.getMessage(), e);
     }

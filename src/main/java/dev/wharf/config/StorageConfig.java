@@ -1,8 +1,10 @@
 package dev.wharf.config;
 
+import dev.wharf.core.Durations;
 import dev.wharf.store.postgres.PostgresSettings;
 import dev.wharf.store.sqlite.SqliteStore;
 import java.nio.file.Path;
+import java.time.Duration;
 
 /** The {@code storage} section: which backend keeps the messages. */
 public sealed interface StorageConfig {
@@ -35,8 +37,20 @@ public sealed interface StorageConfig {
     }
   }
 
-  /** A PostgreSQL database shared by many Wharf nodes. */
-  record Postgres(String url, String user, String password, int pool) implements StorageConfig {
+  /**
+   * A PostgreSQL database shared by many Wharf nodes.
+   *
+   * @param stallTimeout how long a node waits for the database to answer before it takes the
+   *     connection for dead (see {@link PostgresSettings#stallTimeout()})
+   */
+  record Postgres(String url, String user, String password, int pool, Duration stallTimeout)
+      implements StorageConfig {
+    public static final Duration DEFAULT_STALL_TIMEOUT = PostgresSettings.DEFAULT_STALL_TIMEOUT;
+
+    public Postgres(String url, String user, String password, int pool) {
+      this(url, user, password, pool, DEFAULT_STALL_TIMEOUT);
+    }
+
     @Override
     public String describe() {
       return "postgres " + PostgresSettings.redact(url);
@@ -44,11 +58,15 @@ public sealed interface StorageConfig {
 
     @Override
     public String toString() {
-      return "Postgres[url=" + PostgresSettings.redact(url) + ", user=" + user + ", password=***, pool=" + pool + "]";
+      return "Postgres[url=" + PostgresSettings.redact(url) + ", user=" + user
+          + ", password=***, pool=" + pool + ", stallTimeout=" + stallTimeout + "]";
     }
   }
 
   Path DEFAULT_SQLITE_PATH = Path.of("./data/wharf.db");
+
+  Duration MIN_STALL_TIMEOUT = Duration.ofMillis(100);
+  Duration MAX_STALL_TIMEOUT = Duration.ofHours(1);
 
   /** A terabyte: more would refuse every publish on any disk there is. */
   long MAX_DISK_FREE_LIMIT = 1L << 40;
@@ -79,7 +97,7 @@ public sealed interface StorageConfig {
           diskFreeLimit = Sqlite.DEFAULT_DISK_FREE_LIMIT;
         }
         out = new Sqlite(Path.of(path), pageSize, diskFreeLimit);
-        onlyFor(n, "postgres", "url", "user", "password", "pool");
+        onlyFor(n, "postgres", "url", "user", "password", "pool", "stall_timeout");
       }
       case "postgres" -> {
         String url = n.string("url", null);
@@ -97,7 +115,13 @@ public sealed interface StorageConfig {
         String user = n.string("user", null);
         String password = n.string("password", null);
         int pool = n.integer("pool", 10, 1, 1000);
-        out = new Postgres(url, user, password, pool);
+        Duration stall = n.duration("stall_timeout", Postgres.DEFAULT_STALL_TIMEOUT);
+        if (stall.compareTo(MIN_STALL_TIMEOUT) < 0 || stall.compareTo(MAX_STALL_TIMEOUT) > 0) {
+          n.problems().add(n.pathOf("stall_timeout"),
+              "must be between 100ms and 1h, got " + Durations.format(stall));
+          stall = Postgres.DEFAULT_STALL_TIMEOUT;
+        }
+        out = new Postgres(url, user, password, pool, stall);
         onlyFor(n, "sqlite", "path", "page_size", "disk_free_limit");
       }
       default -> {

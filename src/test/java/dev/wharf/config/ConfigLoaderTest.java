@@ -272,6 +272,21 @@ class ConfigLoaderTest {
   }
 
   @Test
+  void postgresStallTimeoutIsReadAndChecked() {
+    String storage = "storage:\n  kind: postgres\n  url: jdbc:postgresql://db/w\n";
+    assertThat(((StorageConfig.Postgres) parse(storage).storage()).stallTimeout())
+        .isEqualTo(Duration.ofSeconds(10));
+    assertThat(((StorageConfig.Postgres) parse(storage + "  stall_timeout: 2500ms\n").storage())
+        .stallTimeout()).isEqualTo(Duration.ofMillis(2500));
+    assertThat(errors(storage + "  stall_timeout: 50ms\n"))
+        .containsExactly("storage.stall_timeout: must be between 100ms and 1h, got 50ms");
+    assertThat(errors(storage + "  stall_timeout: 2h\n"))
+        .containsExactly("storage.stall_timeout: must be between 100ms and 1h, got 2h");
+    assertThat(errors("storage:\n  stall_timeout: 5s\n"))
+        .containsExactly("storage.stall_timeout: only used with kind: postgres");
+  }
+
+  @Test
   void environmentIsInterpolatedWithDefaults() {
     WharfConfig c =
         parse(

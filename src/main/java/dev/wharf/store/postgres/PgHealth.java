@@ -14,14 +14,21 @@ import java.util.function.LongSupplier;
  * <p>What is known goes stale: a failure older than {@link #FRESH_NANOS} that nothing confirmed
  * since no longer counts, so reads try the database themselves again even if the listener
  * were stuck.
+ *
+ * <p>A database that stalls (a wait for its answer ran out: {@link PgStall}) is known apart. The
+ * listener's every try then waits the stall timeout before it fails, so that knowledge lasts
+ * that long and 2 s more ({@link #stallFreshFor}), not to lapse between two tries; and while it
+ * holds, writers do not try a new connection either ({@link #stalled}), as its login would only
+ * wait as long. A session the server ended (an administrator, a restart) does not stop them.
  */
 final class PgHealth {
   /** The listener tries to connect at least once a second while the database is away. */
   static final long FRESH_NANOS = 3_000_000_000L;
 
-  private record Away(String why, long sinceNanos) {}
+  private record Away(String why, long sinceNanos, boolean stall) {}
 
   private final LongSupplier nanos;
+  private final long stallFreshNanos;
   private volatile Away away;
 
   PgHealth() {
@@ -29,7 +36,17 @@ final class PgHealth {
   }
 
   PgHealth(LongSupplier nanos) {
+    this(nanos, FRESH_NANOS);
+  }
+
+  PgHealth(LongSupplier nanos, long stallFreshNanos) {
     this.nanos = nanos;
+    this.stallFreshNanos = stallFreshNanos;
+  }
+
+  /** How long knowledge of a stall lasts when a try may wait {@code stallNanos} to fail. */
+  static long stallFreshFor(long stallNanos) {
+    return Math.max(FRESH_NANOS, stallNanos + 2_000_000_000L);
   }
 
   /** Something reached the database: reads go to it again. */
@@ -45,24 +62,41 @@ final class PgHealth {
     if (unreachable == null) {
       return false;
     }
-    away = new Away(StoreException.firstLine(unreachable.getMessage()), nanos.getAsLong());
+    boolean stall = PgStall.timedOut(failure);
+    // The driver words a read that timed out as any I/O error: say what it was.
+    String why = stall ? "no answer within the stall timeout"
+        : StoreException.firstLine(unreachable.getMessage());
+    away = new Away(why, nanos.getAsLong(), stall);
     return true;
   }
 
   /** Why the database is known unreachable now, or null when it is not known to be. */
   String unreachable() {
+    Away a = fresh();
+    return a == null ? null : a.why();
+  }
+
+  /** Why the database is known to have stalled now, or null when it is not known to. */
+  String stalled() {
+    Away a = fresh();
+    return a == null || !a.stall() ? null : a.why();
+  }
+
+  private Away fresh() {
     Away a = away;
-    if (a == null || nanos.getAsLong() - a.sinceNanos() > FRESH_NANOS) {
+    if (a == null
+        || nanos.getAsLong() - a.sinceNanos() > (a.stall() ? stallFreshNanos : FRESH_NANOS)) {
       return null;
     }
-    return a.why();
+    return a;
   }
 
   /**
    * The failure, or one of its causes, that says no session could be had or kept: connection
-   * errors (class 08) and a server shutting down or starting (57P01-57P03). Not an error a
-   * reachable server answers (too many connections, a bad password, a missing table): reads
-   * still go to a server that answers, since some of them may work.
+   * errors (class 08, which includes a read or a login the database did not answer within the
+   * stall timeout: see {@link PgStall}) and a server shutting down or starting (57P01-57P03). Not
+   * an error a reachable server answers (too many connections, a bad password, a missing table):
+   * reads still go to a server that answers, since some of them may work.
    */
   static SQLException unreachableCause(Throwable failure) {
     for (Throwable t = failure; t != null; t = t.getCause()) {

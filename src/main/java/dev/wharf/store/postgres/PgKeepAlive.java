@@ -18,8 +18,9 @@ import jdk.net.ExtendedSocketOptions;
  * an error, drops the connection and connects again. The server's end matters as much: until the
  * server finds a node's session dead it keeps that session's advisory lock, so no other node
  * could run the reapers (no lease would expire anywhere), and the row locks of its open
- * transaction. A read timeout would not do: a purge or a reaper pass may rightly run long, and
- * keepalives are answered by a live peer's kernel however long its query runs.
+ * transaction. Keepalives are answered by a live peer's kernel however long its query runs, so a
+ * purge that rightly runs long is not cut short by them; nor do they find a peer whose kernel is
+ * alive but whose database does not answer, which {@link PgStall}'s read timeout is for.
  *
  * <p>A URL that names its own {@code socketFactory} or {@code tcpKeepAlive} keeps them: the
  * driver lets URL parameters win over these properties.

@@ -9,6 +9,7 @@ import java.sql.Statement;
 import java.time.Instant;
 import java.util.ArrayList;
 import java.util.List;
+import java.util.function.Consumer;
 import java.util.function.Supplier;
 import java.util.logging.Level;
 import java.util.logging.Logger;
@@ -42,6 +43,7 @@ final class PgNotifier implements AutoCloseable {
   private final long pollMs;
   private final Thread thread;
   private final Runnable polled;
+  private final Consumer<Throwable> failed;
   private volatile boolean running = true;
   private volatile VisibleElsewhere onVisible = (q, n, later) -> {};
   private volatile Runnable onQueues = () -> {};
@@ -53,14 +55,19 @@ final class PgNotifier implements AutoCloseable {
    * @param schemaPrefix the payload prefix every node of this schema uses ({@code schema|})
    */
   PgNotifier(Supplier<Connection> connect, String prefix, String schemaPrefix, long pollMs) {
-    this(connect, prefix, schemaPrefix, pollMs, () -> {});
+    this(connect, prefix, schemaPrefix, pollMs, () -> {}, e -> {});
   }
 
-  /** @param polled told after each poll that worked: the database answers (see PgHealth) */
+  /**
+   * @param polled told after each poll that worked: the database answers (see PgHealth)
+   * @param failed told why the listening connection failed, each time it does (a poll the
+   *     database did not answer in time says it stalled)
+   */
   PgNotifier(Supplier<Connection> connect, String prefix, String schemaPrefix, long pollMs,
-      Runnable polled) {
+      Runnable polled, Consumer<Throwable> failed) {
     this.connect = connect;
     this.polled = polled;
+    this.failed = failed;
     this.pollMs = pollMs;
     this.prefix = prefix;
     this.schemaPrefix = schemaPrefix;
@@ -105,6 +112,9 @@ final class PgNotifier implements AutoCloseable {
         }
         listen(conn.unwrap(PGConnection.class));
       } catch (SQLException | RuntimeException e) {
+        if (running) {
+          failed.accept(e);
+        }
         long now = System.nanoTime();
         if (running && failedInARow++ == 0) {
           LOG.log(Level.WARNING, "listening connection lost; reconnecting", e);

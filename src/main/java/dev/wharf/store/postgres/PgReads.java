@@ -30,6 +30,7 @@ final class PgReads implements AutoCloseable {
   /** The pool's size: a read tries at most one more connection than it holds. */
   private final int maxSize;
   private final PgHealth health;
+  private final int stallMillis;
 
   /**
    * @param applicationName what its connections tell PostgreSQL, to tell them apart
@@ -37,6 +38,7 @@ final class PgReads implements AutoCloseable {
    */
   PgReads(PostgresSettings s, int size, String applicationName, PgHealth health) {
     this.health = health;
+    this.stallMillis = (int) s.stallTimeout().toMillis();
     HikariConfig cfg = new HikariConfig();
     cfg.setJdbcUrl(s.url());
     if (s.user() != null) {
@@ -52,8 +54,12 @@ final class PgReads implements AutoCloseable {
     cfg.setAutoCommit(true);
     cfg.setReadOnly(true);
     cfg.setConnectionTimeout(5000);
+    // The check of a connection idle for a while, before it is lent: a stalled database would
+    // otherwise hold a read the pool's whole 5 s.
+    cfg.setValidationTimeout(Math.clamp(stallMillis, 250, 4000));
     Properties keepAlive = new Properties();
     PgKeepAlive.addTo(keepAlive);
+    PgStall.addTo(keepAlive, s);
     keepAlive.setProperty("ApplicationName", applicationName);
     cfg.setDataSourceProperties(keepAlive);
     cfg.setConnectionInitSql(PgKeepAlive.SESSION_SETTINGS_QUERY);
@@ -69,8 +75,16 @@ final class PgReads implements AutoCloseable {
    *
    * <p>Nor does it wait that timeout while the database is known unreachable ({@link PgHealth}):
    * it fails at once, as a write whose connection is refused does.
+   *
+   * <p>A read the database does not answer within the stall timeout ({@link PgStall}) fails, and
+   * tells the node the database is away: it is not run again, as another connection would wait
+   * as long.
    */
   <T> T read(Read<T> r) {
+    return read(r, stallMillis);
+  }
+
+  private <T> T read(Read<T> r, int boundMillis) {
     for (int tries = 1; ; tries++) {
       String away = health.unreachable();
       if (away != null) {
@@ -84,10 +98,20 @@ final class PgReads implements AutoCloseable {
         throw new StoreException("read failed: " + e.getMessage(), e);
       }
       try {
+        // The pool puts the connection's own bound back when it is returned.
+        PgStall.bound(c, boundMillis);
         T result = r.apply(c);
         health.reached();
         return result;
       } catch (SQLException e) {
+        if (PgStall.timedOut(e)) {
+          if (boundMillis >= stallMillis) {
+            // Not a readiness check's shorter wait: a busy server may take a second.
+            health.failed(e);
+          }
+          throw new StoreException(
+              "read failed: PostgreSQL did not answer within " + boundMillis + " ms", e);
+        }
         if (tries > maxSize || isValid(c)) {
           throw new StoreException("read failed: " + e.getMessage(), e);
         }
@@ -202,11 +226,17 @@ final class PgReads implements AutoCloseable {
     return read(c -> VisibleTimes.countBetween(c, "messages", queue, after, upTo, limit));
   }
 
+  /** Why the database is known unreachable now (see {@link PgHealth}), or null. */
+  String knownUnreachable() {
+    return health.unreachable();
+  }
+
   /**
-   * Null when a read of the schema's own table works, else why not. A connection alone is not
-   * enough: a database dropped and made again answers, with none of the tables.
+   * Null when a read of the schema's own table works within {@code boundMillis}, else why not. A
+   * connection alone is not enough: a database dropped and made again answers, with none of the
+   * tables. See {@link PgReadiness} for the bound on the whole check.
    */
-  String unready() {
+  String unready(int boundMillis) {
     try {
       read(c -> {
         try (PreparedStatement ps =
@@ -214,7 +244,7 @@ final class PgReads implements AutoCloseable {
             ResultSet rs = ps.executeQuery()) {
           return rs.next();
         }
-      });
+      }, boundMillis);
       return null;
     } catch (StoreException e) {
       return "storage is not answering: " + StoreException.firstLine(e.getMessage());

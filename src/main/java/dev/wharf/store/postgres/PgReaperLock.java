@@ -24,8 +24,10 @@ final class PgReaperLock implements AutoCloseable {
   private final int stripe;
   private final String notifyPrefix;
   private PgTx tx;
+  /** The lock's connection, for a close that must not wait for a pass on a stalled database. */
+  private volatile Connection live;
   private boolean held;
-  private boolean closed;
+  private volatile boolean closed;
 
   PgReaperLock(Supplier<Connection> connect, int stripe, String notifyPrefix) {
     this.connect = connect;
@@ -42,6 +44,7 @@ final class PgReaperLock implements AutoCloseable {
       if (tx == null) {
         Connection c = connect.get();
         tx = new PgTx(c, stripe);
+        live = c;
       }
       if (!held) {
         held = tryLock();
@@ -106,6 +109,7 @@ final class PgReaperLock implements AutoCloseable {
 
   private void closeConnection() {
     held = false;
+    live = null;
     if (tx != null) {
       tx.closeStatements();
       try {
@@ -117,10 +121,24 @@ final class PgReaperLock implements AutoCloseable {
     }
   }
 
-  /** Closing the connection ends the session, which releases the lock for another node. */
+  /**
+   * Closing the connection ends the session, which releases the lock for another node. A pass
+   * under way is not waited for: its connection is closed under it, so that a node whose database
+   * stalled still stops at once (the pass fails, as one whose connection dropped does).
+   */
   @Override
-  public synchronized void close() {
+  public void close() {
     closed = true;
-    closeConnection();
+    Connection c = live;
+    if (c != null) {
+      try {
+        c.close();
+      } catch (SQLException ignored) {
+        // closing anyway
+      }
+    }
+    synchronized (this) {
+      closeConnection();
+    }
   }
 }

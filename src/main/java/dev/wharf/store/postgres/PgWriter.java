@@ -7,6 +7,7 @@ import dev.wharf.store.WriteFuture;
 import java.sql.Connection;
 import java.sql.PreparedStatement;
 import java.sql.SQLException;
+import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.TreeSet;
@@ -66,18 +67,23 @@ final class PgWriter implements AutoCloseable {
     List<Object> applyAll(PgTx tx, List<Mergeable<?>> ops) throws SQLException;
   }
 
-  private record Pending<T>(Op<T> op, CompletableFuture<T> done) {}
+  /** @param mayRunLong waits for the database as long as it takes (see {@link #submitLong}) */
+  private record Pending<T>(Op<T> op, CompletableFuture<T> done, boolean mayRunLong) {}
 
   private final Lane[] lanes;
   private final AtomicInteger next = new AtomicInteger();
   private final String notifyPrefix;
   private final Merger merger;
+  /** How long a batch's statement or commit waits for an answer (see {@link PgStall}). */
+  private final int stallMillis;
   private volatile boolean running = true;
 
+  /** @param stallMillis the read timeout the connections {@code connect} makes already have */
   PgWriter(Supplier<Connection> connect, int count, int stripeBase, String notifyPrefix,
-      Merger merger) {
+      Merger merger, int stallMillis) {
     this.notifyPrefix = notifyPrefix;
     this.merger = merger;
+    this.stallMillis = stallMillis;
     this.lanes = new Lane[count];
     for (int i = 0; i < count; i++) {
       lanes[i] = new Lane(i, connect, stripeBase + i);
@@ -101,6 +107,19 @@ final class PgWriter implements AutoCloseable {
 
   /** Runs an operation in the next commit of some lane and returns its result once committed. */
   <T> T submit(Op<T> op) {
+    return submit(op, false);
+  }
+
+  /**
+   * As {@link #submit}, for work that may rightly run long (a purge of a large queue): its batch
+   * waits for the database as long as it takes, where others take a silence past the stall
+   * timeout for a dead connection.
+   */
+  <T> T submitLong(Op<T> op) {
+    return submit(op, true);
+  }
+
+  private <T> T submit(Op<T> op, boolean mayRunLong) {
     if (!running) {
       throw new StoreException("store is closed");
     }
@@ -120,7 +139,7 @@ final class PgWriter implements AutoCloseable {
       // would be answered outside its transaction. Refused before anything is queued.
       throw new IllegalStateException("a write waited for on its writer's own thread");
     }
-    CompletableFuture<T> done = submitAsync(op);
+    CompletableFuture<T> done = submitAsync(op, mayRunLong);
     try {
       return done.join();
     } catch (CompletionException e) {
@@ -140,13 +159,17 @@ final class PgWriter implements AutoCloseable {
    * (waiting fails).
    */
   <T> CompletableFuture<T> submitAsync(Op<T> op) {
+    return submitAsync(op, false);
+  }
+
+  private <T> CompletableFuture<T> submitAsync(Op<T> op, boolean mayRunLong) {
     CompletableFuture<T> done = new WriteFuture<>(this::isLaneThread);
     if (!running) {
       done.completeExceptionally(new StoreException("store is closed"));
       return done;
     }
     Lane lane = pickLane();
-    lane.queue.add(new Pending<>(op, done));
+    lane.queue.add(new Pending<>(op, done, mayRunLong));
     if (!running) {
       lane.failPending();
     }
@@ -184,20 +207,35 @@ final class PgWriter implements AutoCloseable {
     return best;
   }
 
+  /** How long a close waits for the batches under way, all lanes together. */
+  private static final long CLOSE_WAIT_NANOS = 5_000_000_000L;
+
+  /**
+   * Stops the lanes: a batch under way may finish for a while, then its connection is closed
+   * under it (a stalled database would hold it until the stall timeout), and what still waits
+   * fails.
+   */
   @Override
   public void close() {
     running = false;
     for (Lane lane : lanes) {
       lane.thread.interrupt();
     }
+    long deadline = System.nanoTime() + CLOSE_WAIT_NANOS;
     for (Lane lane : lanes) {
       try {
-        lane.thread.join(5000);
+        lane.thread.join(Duration.ofNanos(Math.max(1, deadline - System.nanoTime())));
+        if (lane.thread.isAlive()) {
+          lane.abortConnection();
+          lane.thread.join(1000);
+        }
       } catch (InterruptedException e) {
         Thread.currentThread().interrupt();
       }
       lane.failPending();
-      lane.closeConnection();
+      if (!lane.thread.isAlive()) {
+        lane.closeConnection();
+      }
     }
   }
 
@@ -210,6 +248,10 @@ final class PgWriter implements AutoCloseable {
     /** Set on the lane's thread while it runs operations, before their commit. */
     private boolean applying;
     private PgTx tx;
+    /** The lane's connection, for a close from another thread (see {@link #abortConnection}). */
+    private volatile Connection live;
+    /** The read timeout the connection has now: the stall timeout, or 0 for long work. */
+    private int boundMillis;
 
     Lane(int index, Supplier<Connection> connect, int stripe) {
       this.connect = connect;
@@ -257,6 +299,23 @@ final class PgWriter implements AutoCloseable {
         throw new StoreException("cannot open a writer connection: " + e.getMessage(), e);
       }
       tx = new PgTx(c, stripe);
+      live = c;
+      boundMillis = stallMillis;
+    }
+
+    /** Lifts the stall timeout for a batch that holds long work, and puts it back after. */
+    private void boundFor(List<Pending<?>> batch) throws SQLException {
+      int wanted = stallMillis;
+      for (Pending<?> p : batch) {
+        if (p.mayRunLong()) {
+          wanted = 0;
+          break;
+        }
+      }
+      if (wanted != boundMillis) {
+        PgStall.bound(tx.conn, wanted);
+        boundMillis = wanted;
+      }
     }
 
     private void runBatch(List<Pending<?>> batch, boolean mayRetrySingly) {
@@ -319,6 +378,7 @@ final class PgWriter implements AutoCloseable {
       boolean committing = false;
       boolean again = false;
       try {
+        boundFor(batch);
         lockKeysInOrder(batch);
         List<Mergeable<?>> merged = new ArrayList<>();
         List<Integer> mergedAt = new ArrayList<>();
@@ -345,16 +405,19 @@ final class PgWriter implements AutoCloseable {
       } catch (SQLException | RuntimeException e) {
         // Whatever failed, nothing of this transaction may reach a later commit.
         boolean connectionLost = rollbackOrDrop();
-        if (connectionLost && !committing && mayReconnect) {
+        boolean timedOut = PgStall.timedOut(e);
+        if (connectionLost && !committing && mayReconnect && !timedOut) {
           // Dead before the commit was sent (an idle connection the server dropped is found so,
           // by its first statement): nothing of the batch can have been committed, so it runs
           // again on a new connection instead of failing its callers. After a commit was sent
-          // the outcome is unknown, and a second run could write the batch twice.
+          // the outcome is unknown, and a second run could write the batch twice. Nor after a
+          // wait that ran out: the database did not answer, and would keep a new one waiting.
           again = true;
         } else if (batch.size() == 1 || !mayRetrySingly || connectionLost) {
           // A write into a deleted queue is its caller's answer, not a failure of the store.
           RuntimeException failure =
-              e instanceof StoreException || e instanceof QueueGone ? (RuntimeException) e
+              timedOut ? stalled(committing, e)
+                  : e instanceof StoreException || e instanceof QueueGone ? (RuntimeException) e
                   : writeFailed(e);
           for (Pending<?> p : batch) {
             p.done().completeExceptionally(failure);
@@ -379,6 +442,16 @@ final class PgWriter implements AutoCloseable {
       }
     }
 
+    /**
+     * The database did not answer within the stall timeout. Before the commit was sent nothing
+     * of the batch can be committed (the driver closed the connection, which ends the session and
+     * rolls it back whenever the server reads again); after, it may have been.
+     */
+    private StoreException stalled(boolean committing, Throwable cause) {
+      return new StoreException("PostgreSQL did not answer within " + stallMillis + " ms"
+          + (committing ? " to a commit: the write may have been stored" : ""), cause);
+    }
+
     /** Rolls back; returns true when the connection is gone (it is then dropped for a new one). */
     private boolean rollbackOrDrop() {
       try {
@@ -393,7 +466,20 @@ final class PgWriter implements AutoCloseable {
       return true;
     }
 
+    /** From the closing thread: the lane's statement fails, and the lane drops the connection. */
+    private void abortConnection() {
+      Connection c = live;
+      if (c != null) {
+        try {
+          c.close();
+        } catch (SQLException ignored) {
+          // closing anyway
+        }
+      }
+    }
+
     private void closeConnection() {
+      live = null;
       if (tx != null) {
         tx.closeStatements();
         try {

@@ -4,6 +4,7 @@ import java.net.URI;
 import java.net.URISyntaxException;
 import java.net.URLDecoder;
 import java.nio.charset.StandardCharsets;
+import java.time.Duration;
 import java.util.regex.Pattern;
 
 /**
@@ -14,8 +15,14 @@ import java.util.regex.Pattern;
  * @param password null when the URL carries it or none is needed
  * @param poolSize connections for writes and reads together (the listener and the reaper lock
  *     take one more each)
+ * @param stallTimeout how long a node waits for the database to answer (a new connection's
+ *     login, a statement, a commit) before it takes that connection for dead; a purge, a queue's
+ *     deletion and the start's migrations wait as long as they take
  */
-public record PostgresSettings(String url, String user, String password, int poolSize) {
+public record PostgresSettings(
+    String url, String user, String password, int poolSize, Duration stallTimeout) {
+  /** A commit or a page of a read takes milliseconds; ten seconds of silence is a stall. */
+  public static final Duration DEFAULT_STALL_TIMEOUT = Duration.ofSeconds(10);
 
   public PostgresSettings {
     if (url == null || !url.startsWith("jdbc:postgresql:")) {
@@ -24,6 +31,20 @@ public record PostgresSettings(String url, String user, String password, int poo
     if (poolSize < 1) {
       throw new IllegalArgumentException("storage pool must be at least 1, got " + poolSize);
     }
+    if (stallTimeout == null || stallTimeout.toMillis() < 1
+        || stallTimeout.toMillis() > Integer.MAX_VALUE) {
+      throw new IllegalArgumentException(
+          "storage stall_timeout must be between 1ms and 24d, got " + stallTimeout);
+    }
+  }
+
+  public PostgresSettings(String url, String user, String password, int poolSize) {
+    this(url, user, password, poolSize, DEFAULT_STALL_TIMEOUT);
+  }
+
+  /** {@link #stallTimeout} for the driver's settings that take whole seconds, rounded up. */
+  int stallTimeoutSeconds() {
+    return (int) Math.max(1, (stallTimeout.toMillis() + 999) / 1000);
   }
 
   /**
@@ -32,6 +53,12 @@ public record PostgresSettings(String url, String user, String password, int poo
    * config gives none.
    */
   public static PostgresSettings of(String url, String user, String password, int poolSize) {
+    return of(url, user, password, poolSize, DEFAULT_STALL_TIMEOUT);
+  }
+
+  /** As {@link #of(String, String, String, int)}, with a stall timeout. */
+  public static PostgresSettings of(
+      String url, String user, String password, int poolSize, Duration stallTimeout) {
     if (url != null && (url.startsWith("postgres://") || url.startsWith("postgresql://"))) {
       URI u;
       try {
@@ -53,7 +80,7 @@ public record PostgresSettings(String url, String user, String password, int poo
       String query = u.getRawQuery() == null ? "" : "?" + u.getRawQuery();
       url = "jdbc:postgresql://" + host + port + path + query;
     }
-    return new PostgresSettings(url, user, password, poolSize);
+    return new PostgresSettings(url, user, password, poolSize, stallTimeout);
   }
 
   /**
@@ -80,6 +107,6 @@ public record PostgresSettings(String url, String user, String password, int poo
   @Override
   public String toString() {
     return "PostgresSettings[url=" + redact(url) + ", user=" + user + ", password=***, poolSize="
-        + poolSize + "]";
+        + poolSize + ", stallTimeout=" + stallTimeout + "]";
   }
 }

@@ -45,9 +45,10 @@ public final class PostgresStore implements Store {
   private final String node = Long.toHexString(ThreadLocalRandom.current().nextLong() >>> 8);
   private PgWriter writer;
   private PgReads reads;
+  private PgReadiness readiness;
   private PgReaperLock reaper;
   private PgNotifier notifier;
-  private final PgHealth health = new PgHealth();
+  private final PgHealth health;
 
   public PostgresStore(PostgresSettings settings) {
     this(settings, PgNotifier.POLL_MS);
@@ -57,6 +58,8 @@ public final class PostgresStore implements Store {
   PostgresStore(PostgresSettings settings, long pollMillis) {
     this.settings = settings;
     this.pollMillis = pollMillis;
+    this.health =
+        new PgHealth(System::nanoTime, PgHealth.stallFreshFor(settings.stallTimeout().toNanos()));
   }
 
   @Override
@@ -64,6 +67,8 @@ public final class PostgresStore implements Store {
     String schema;
     long queuesVersion;
     try (Connection c = connect()) {
+      // A migration of a large table may rightly take minutes.
+      PgStall.unbounded(c);
       PgSchema.migrate(c);
       try (Statement s = c.createStatement();
           ResultSet rs =
@@ -86,10 +91,14 @@ public final class PostgresStore implements Store {
     try {
       reads = new PgReads(settings, Math.max(1, settings.poolSize() - lanes),
           applicationName() + "-reads", health);
-      writer = new PgWriter(this::connect, lanes, stripeBase, prefix, PostgresStore::mergePlain);
-      reaper = new PgReaperLock(this::connect, stripeBase + lanes, prefix);
-      notifier =
-          new PgNotifier(this::connect, prefix, schemaPrefix, pollMillis, health::reached);
+      readiness = new PgReadiness(reads, stallMillis());
+      writer = new PgWriter(this::connectUnlessStalled, lanes, stripeBase, prefix,
+          PostgresStore::mergePlain, stallMillis());
+      reaper = new PgReaperLock(this::connectUnlessStalled, stripeBase + lanes, prefix);
+      // The listener keeps trying while the database is away: its next connection that works is
+      // how the node learns it is back.
+      notifier = new PgNotifier(this::connect, prefix, schemaPrefix, pollMillis, health::reached,
+          this::noteStall);
       notifier.start(queuesVersion);
     } catch (RuntimeException e) {
       close();
@@ -107,8 +116,8 @@ public final class PostgresStore implements Store {
   }
 
   /**
-   * A new connection with durable commits, whatever the server's default, and keepalives on both
-   * ends ({@link PgKeepAlive}).
+   * A new connection with durable commits, whatever the server's default, keepalives on both
+   * ends ({@link PgKeepAlive}), and reads bounded by the stall timeout ({@link PgStall}).
    */
   Connection connect() {
     Properties p = new Properties();
@@ -120,6 +129,7 @@ public final class PostgresStore implements Store {
     }
     p.setProperty("ApplicationName", applicationName());
     PgKeepAlive.addTo(p);
+    PgStall.addTo(p, settings);
     try {
       Connection c = DriverManager.getConnection(settings.url(), p);
       try (Statement s = c.createStatement();
@@ -127,6 +137,8 @@ public final class PostgresStore implements Store {
         if (rs.next() && "off".equals(rs.getString(4))) {
           s.execute("SET synchronous_commit = on");
         }
+        // The exact bound: the driver's own setting, which bounded the login, takes seconds.
+        PgStall.bound(c, stallMillis());
       } catch (SQLException e) {
         closeQuietly(c);
         throw e;
@@ -137,6 +149,34 @@ public final class PostgresStore implements Store {
       health.failed(e);
       throw new StoreException("cannot connect to PostgreSQL: " + e.getMessage(), e);
     }
+  }
+
+  /**
+   * A writer lane's or the reaper lock's new connection, refused at once while the database is
+   * known to have stalled: a login then would only wait the stall timeout to fail. Connections
+   * already open are still tried, and the listener keeps trying its own.
+   */
+  private Connection connectUnlessStalled() {
+    String stalled = health.stalled();
+    if (stalled != null) {
+      throw new StoreException("PostgreSQL is not answering: " + stalled);
+    }
+    return connect();
+  }
+
+  /**
+   * A listening connection's failure, when it says the database stalled (a poll not answered in
+   * time). Others are told by the next connection that fails; and a session the server ended (a
+   * restart, an administrator) must not keep the writers from connecting again at once.
+   */
+  private void noteStall(Throwable failure) {
+    if (PgStall.timedOut(failure)) {
+      health.failed(failure);
+    }
+  }
+
+  private int stallMillis() {
+    return (int) settings.stallTimeout().toMillis();
   }
 
   private static void closeQuietly(Connection c) {
@@ -167,7 +207,7 @@ public final class PostgresStore implements Store {
   @Override
   public String unready() {
     // Writes go to the same database: when it answers, a failing write is the caller's answer.
-    return reads.unready();
+    return readiness.unready();
   }
 
   /** Whether this node runs the reapers now (for tests and metrics). */
@@ -212,7 +252,8 @@ public final class PostgresStore implements Store {
 
   @Override
   public boolean queuesDelete(String name) {
-    return writer.submit(tx -> PgQueues.delete(tx, name));
+    // Deletes every message of the queue: as long as a purge.
+    return writer.submitLong(tx -> PgQueues.delete(tx, name));
   }
 
   // ---- messages ----
@@ -298,7 +339,8 @@ public final class PostgresStore implements Store {
 
   @Override
   public long messagesPurge(String queue) {
-    return writer.submit(tx -> PgQueues.purge(tx, queue));
+    // A large queue's purge may rightly run for minutes: no stall timeout cuts it short.
+    return writer.submitLong(tx -> PgQueues.purge(tx, queue));
   }
 
   @Override
