@@ -1,6 +1,7 @@
 package dev.wharf.store.postgres;
 
 import dev.wharf.store.QueueGone;
+import dev.wharf.store.jdbc.StatementCache;
 import java.sql.Array;
 import java.sql.Connection;
 import java.sql.PreparedStatement;
@@ -20,7 +21,7 @@ import java.util.TreeSet;
  */
 final class PgTx {
   final Connection conn;
-  private final Map<String, PreparedStatement> statements = new HashMap<>();
+  private final StatementCache statements;
   final PgCounters.Delta delta;
   /** Queues the transaction made messages visible in now, each with how many. */
   private final Map<String, Integer> visible = new LinkedHashMap<>();
@@ -30,16 +31,12 @@ final class PgTx {
 
   PgTx(Connection conn, int stripe) {
     this.conn = conn;
+    this.statements = new StatementCache(conn);
     this.delta = new PgCounters.Delta(stripe);
   }
 
   PreparedStatement prepare(String sql) throws SQLException {
-    PreparedStatement ps = statements.get(sql);
-    if (ps == null) {
-      ps = conn.prepareStatement(sql);
-      statements.put(sql, ps);
-    }
-    return ps;
+    return statements.prepare(sql);
   }
 
   Array array(String type, Object[] values) throws SQLException {
@@ -130,13 +127,6 @@ final class PgTx {
   }
 
   void closeStatements() {
-    for (PreparedStatement ps : statements.values()) {
-      try {
-        ps.close();
-      } catch (SQLException ignored) {
-        // closing anyway
-      }
-    }
-    statements.clear();
+    statements.closeAll();
   }
 }

@@ -4,16 +4,15 @@ import dev.wharf.store.Delivery;
 import dev.wharf.store.QueueGone;
 import dev.wharf.store.StoreException;
 import dev.wharf.store.WriteFuture;
+import dev.wharf.store.jdbc.StatementCache;
 import java.sql.Connection;
 import java.sql.PreparedStatement;
 import java.sql.ResultSet;
 import java.sql.SQLException;
 import java.util.ArrayList;
-import java.util.HashMap;
 import java.util.HashSet;
 import java.util.Iterator;
 import java.util.List;
-import java.util.Map;
 import java.util.Set;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.CompletionException;
@@ -86,7 +85,7 @@ final class GroupCommitWriter implements AutoCloseable {
     final Connection conn;
     /** Leases granted and not yet written to their rows. */
     final MemoryLeases leases;
-    private final Map<String, PreparedStatement> statements;
+    private final StatementCache statements;
     Counters.Delta delta = new Counters.Delta();
     private long nextSeq;
     private final Set<Long> upserted = new HashSet<>();
@@ -100,12 +99,11 @@ final class GroupCommitWriter implements AutoCloseable {
     /** Queues this batch makes (again): no longer gone once it commits, and not if it fails. */
     private final Set<String> madeInTx = new HashSet<>();
 
-    Tx(Connection conn, MemoryLeases leases, Map<String, PreparedStatement> statements,
-        long nextSeq) throws SQLException {
+    Tx(Connection conn, MemoryLeases leases, long nextSeq) throws SQLException {
       this.conn = conn;
       this.live = storedQueues(conn);
       this.leases = leases;
-      this.statements = statements;
+      this.statements = new StatementCache(conn);
       this.nextSeq = nextSeq;
     }
 
@@ -190,23 +188,11 @@ final class GroupCommitWriter implements AutoCloseable {
     }
 
     PreparedStatement prepare(String sql) throws SQLException {
-      PreparedStatement ps = statements.get(sql);
-      if (ps == null) {
-        ps = conn.prepareStatement(sql);
-        statements.put(sql, ps);
-      }
-      return ps;
+      return statements.prepare(sql);
     }
 
     void closeStatements() {
-      for (PreparedStatement ps : statements.values()) {
-        try {
-          ps.close();
-        } catch (SQLException e) {
-          LOG.log(Level.FINE, "closing a cached statement", e);
-        }
-      }
-      statements.clear();
+      statements.closeAll();
     }
   }
 
@@ -308,7 +294,7 @@ final class GroupCommitWriter implements AutoCloseable {
     this.conn = conn;
     this.betweenBatches = betweenBatches;
     conn.setAutoCommit(false);
-    this.tx = new Tx(conn, leases, new HashMap<>(), nextSeq);
+    this.tx = new Tx(conn, leases, nextSeq);
     this.writeBacks = new LeaseWriteBacks(leases, health);
     this.fsync = new FsyncThread(walSync, health, nextSeq - 1);
     this.runner =
