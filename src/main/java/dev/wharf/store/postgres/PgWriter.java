@@ -4,6 +4,7 @@ import dev.wharf.store.QueueGone;
 import dev.wharf.store.StorageFull;
 import dev.wharf.store.StoreException;
 import dev.wharf.store.WriteFuture;
+import dev.wharf.store.jdbc.WriteJoin;
 import java.sql.Connection;
 import java.sql.PreparedStatement;
 import java.sql.SQLException;
@@ -12,7 +13,6 @@ import java.util.ArrayList;
 import java.util.List;
 import java.util.TreeSet;
 import java.util.concurrent.CompletableFuture;
-import java.util.concurrent.CompletionException;
 import java.util.concurrent.LinkedBlockingQueue;
 import java.util.concurrent.atomic.AtomicInteger;
 import java.util.function.Supplier;
@@ -139,18 +139,7 @@ final class PgWriter implements AutoCloseable {
       // would be answered outside its transaction. Refused before anything is queued.
       throw new IllegalStateException("a write waited for on its writer's own thread");
     }
-    CompletableFuture<T> done = submitAsync(op, mayRunLong);
-    try {
-      return done.join();
-    } catch (CompletionException e) {
-      if (e.getCause() instanceof StoreException se) {
-        throw se;
-      }
-      if (e.getCause() instanceof QueueGone gone) {
-        throw gone;
-      }
-      throw writeFailed(e.getCause());
-    }
+    return WriteJoin.join(submitAsync(op, mayRunLong), PgWriter::writeFailed);
   }
 
   /**

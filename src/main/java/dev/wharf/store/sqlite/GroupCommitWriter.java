@@ -5,6 +5,7 @@ import dev.wharf.store.QueueGone;
 import dev.wharf.store.StoreException;
 import dev.wharf.store.WriteFuture;
 import dev.wharf.store.jdbc.StatementCache;
+import dev.wharf.store.jdbc.WriteJoin;
 import java.sql.Connection;
 import java.sql.PreparedStatement;
 import java.sql.ResultSet;
@@ -15,7 +16,6 @@ import java.util.Iterator;
 import java.util.List;
 import java.util.Set;
 import java.util.concurrent.CompletableFuture;
-import java.util.concurrent.CompletionException;
 import java.util.concurrent.LinkedBlockingQueue;
 import java.util.function.LongConsumer;
 import java.util.function.Supplier;
@@ -359,7 +359,7 @@ final class GroupCommitWriter implements AutoCloseable {
       try {
         return op.apply(tx);
       } catch (SQLException e) {
-        throw new StoreException("write failed: " + e.getMessage(), e);
+        throw writeFailed(e);
       }
     }
     refuseOwnThreads();
@@ -427,17 +427,11 @@ final class GroupCommitWriter implements AutoCloseable {
   }
 
   private static <T> T join(CompletableFuture<T> done) {
-    try {
-      return done.join();
-    } catch (CompletionException e) {
-      if (e.getCause() instanceof StoreException se) {
-        throw se;
-      }
-      if (e.getCause() instanceof QueueGone gone) {
-        throw gone;
-      }
-      throw new StoreException("write failed: " + e.getCause().getMessage(), e.getCause());
-    }
+    return WriteJoin.join(done, GroupCommitWriter::writeFailed);
+  }
+
+  private static StoreException writeFailed(Throwable cause) {
+    return new StoreException("write failed: " + cause.getMessage(), cause);
   }
 
   private void loop() {
