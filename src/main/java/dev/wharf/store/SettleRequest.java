@@ -27,4 +27,17 @@ public record SettleRequest(
   public SettleRequest {
     leaseIds = List.copyOf(leaseIds);
   }
+
+  /**
+   * The dead reason of a message this settle sends to the DLQ: {@link #reason} when given, else
+   * what the kind says (a dead nack, or a retry with its attempts used up).
+   */
+  public String deadReason() {
+    if (reason != null) {
+      return reason;
+    }
+    return kind == SettleKind.DEAD
+        ? DeadLetterPolicy.NACKED_DEAD
+        : DeadLetterPolicy.ATTEMPTS_USED_UP;
+  }
 }

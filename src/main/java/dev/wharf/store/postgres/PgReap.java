@@ -65,7 +65,7 @@ final class PgReap {
     for (PgHeld h : due) {
       DeadLetterPolicy policy = r.policies().apply(h.queue());
       if (policy.attemptsUsedUp(h.attempt())) {
-        Outcome o = changes.toDead(h, policy, "max_attempts_exceeded");
+        Outcome o = changes.toDead(h, policy, DeadLetterPolicy.ATTEMPTS_USED_UP);
         (o == Outcome.DEAD ? dead : dropped).merge(h.queue(), 1, Integer::sum);
       } else if (h.superseded()) {
         // A newer publish with its key was made while it was leased: it is not ready again.

@@ -137,8 +137,7 @@ final class PgSettle {
       }
       case RETRY -> {
         if (r.policy().attemptsUsedUp(h.attempt())) {
-          String reason = r.reason() != null ? r.reason() : "max_attempts_exceeded";
-          yield LeaseOutcome.of(leaseId, dead(changes, rows, r, h, reason));
+          yield LeaseOutcome.of(leaseId, dead(changes, rows, r, h, r.deadReason()));
         }
         yield toReadyOrGone(
             changes, rows, h, r.visibleAt().toEpochMilli(), 0, leaseId, Outcome.RETRIED);
@@ -147,10 +146,7 @@ final class PgSettle {
           toReadyOrGone(
               changes, rows, h, r.visibleAt().toEpochMilli(), -1, leaseId, Outcome.DEFERRED);
       case RELEASE -> toReadyOrGone(changes, rows, h, now, -1, leaseId, Outcome.RELEASED);
-      case DEAD -> {
-        String reason = r.reason() != null ? r.reason() : "nacked_dead";
-        yield LeaseOutcome.of(leaseId, dead(changes, rows, r, h, reason));
-      }
+      case DEAD -> LeaseOutcome.of(leaseId, dead(changes, rows, r, h, r.deadReason()));
       case EXTEND -> {
         long until = Math.max(h.leaseUntil(), r.leaseUntil().toEpochMilli());
         changes.extend(h, until);

@@ -51,7 +51,7 @@ final class SqliteReap {
     for (Held h : due) {
       DeadLetterPolicy policy = r.policies().apply(h.queue());
       if (policy.attemptsUsedUp(h.attempt())) {
-        Outcome o = SqliteSettle.toDead(tx, h, policy, "max_attempts_exceeded", now);
+        Outcome o = SqliteSettle.toDead(tx, h, policy, DeadLetterPolicy.ATTEMPTS_USED_UP, now);
         (o == Outcome.DEAD ? dead : dropped).merge(h.queue(), 1, Integer::sum);
       } else if (h.superseded()) {
         // A newer publish with its key was made while it was leased: it is not ready again.

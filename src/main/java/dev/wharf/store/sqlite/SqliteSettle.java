@@ -254,18 +254,14 @@ final class SqliteSettle {
       }
       case RETRY -> {
         if (r.policy().attemptsUsedUp(h.attempt())) {
-          String reason = r.reason() != null ? r.reason() : "max_attempts_exceeded";
-          yield LeaseOutcome.of(leaseId, toDead(tx, h, r.policy(), reason, now));
+          yield LeaseOutcome.of(leaseId, toDead(tx, h, r.policy(), r.deadReason(), now));
         }
         yield toReadyOrGone(tx, h, r.visibleAt().toEpochMilli(), 0, leaseId, Outcome.RETRIED);
       }
       case DEFER ->
           toReadyOrGone(tx, h, r.visibleAt().toEpochMilli(), -1, leaseId, Outcome.DEFERRED);
       case RELEASE -> toReadyOrGone(tx, h, now, -1, leaseId, Outcome.RELEASED);
-      case DEAD -> {
-        String reason = r.reason() != null ? r.reason() : "nacked_dead";
-        yield LeaseOutcome.of(leaseId, toDead(tx, h, r.policy(), reason, now));
-      }
+      case DEAD -> LeaseOutcome.of(leaseId, toDead(tx, h, r.policy(), r.deadReason(), now));
       case EXTEND -> {
         long until = Math.max(h.leaseUntil(), r.leaseUntil().toEpochMilli());
         PreparedStatement ps =
