@@ -111,12 +111,7 @@ final class PgReaperLock implements AutoCloseable {
     held = false;
     live = null;
     if (tx != null) {
-      tx.closeStatements();
-      try {
-        tx.conn.close();
-      } catch (SQLException ignored) {
-        // dropping it anyway
-      }
+      tx.close();
       tx = null;
     }
   }

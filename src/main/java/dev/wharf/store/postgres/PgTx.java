@@ -126,7 +126,13 @@ final class PgTx {
     }
   }
 
-  void closeStatements() {
+  /** Closes its statements and its connection, going on past any failure: it is dropped. */
+  void close() {
     statements.closeAll();
+    try {
+      conn.close();
+    } catch (SQLException ignored) {
+      // dropping it anyway
+    }
   }
 }

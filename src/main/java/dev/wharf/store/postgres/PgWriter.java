@@ -470,12 +470,7 @@ final class PgWriter implements AutoCloseable {
     private void closeConnection() {
       live = null;
       if (tx != null) {
-        tx.closeStatements();
-        try {
-          tx.conn.close();
-        } catch (SQLException ignored) {
-          // dropping it anyway
-        }
+        tx.close();
         tx = null;
       }
     }
