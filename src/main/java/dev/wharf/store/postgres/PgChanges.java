@@ -3,6 +3,7 @@ package dev.wharf.store.postgres;
 import dev.wharf.store.DeadLetterPolicy;
 import dev.wharf.store.LeaseOutcome.Outcome;
 import dev.wharf.store.MessageState;
+import dev.wharf.store.jdbc.HeldRow;
 import java.sql.PreparedStatement;
 import java.sql.SQLException;
 import java.util.ArrayList;
@@ -24,16 +25,16 @@ final class PgChanges {
   private final PgTx tx;
   private final long now;
   private final Set<Long> touched = new HashSet<>();
-  private final List<PgHeld> deletes = new ArrayList<>();
-  private final List<PgHeld> readies = new ArrayList<>();
+  private final List<HeldRow> deletes = new ArrayList<>();
+  private final List<HeldRow> readies = new ArrayList<>();
   private final List<Long> readyAt = new ArrayList<>();
   private final List<Integer> readyAttempt = new ArrayList<>();
-  private final List<PgHeld> deads = new ArrayList<>();
+  private final List<HeldRow> deads = new ArrayList<>();
   private final List<String> deadQueue = new ArrayList<>();
   private final List<String> deadReason = new ArrayList<>();
-  private final List<PgHeld> extended = new ArrayList<>();
+  private final List<HeldRow> extended = new ArrayList<>();
   private final List<Long> extendTo = new ArrayList<>();
-  private final List<PgHeld> redriven = new ArrayList<>();
+  private final List<HeldRow> redriven = new ArrayList<>();
   private final List<String> redriveTo = new ArrayList<>();
 
   PgChanges(PgTx tx, long now) {
@@ -41,14 +42,14 @@ final class PgChanges {
     this.now = now;
   }
 
-  private void touch(PgHeld h) throws SQLException {
+  private void touch(HeldRow h) throws SQLException {
     if (!touched.add(h.seq())) {
       flush();
       touched.add(h.seq());
     }
   }
 
-  void delete(PgHeld h) throws SQLException {
+  void delete(HeldRow h) throws SQLException {
     touch(h);
     deletes.add(h);
     tx.delta.add(h.queue(), h.state(), h.originalQueue(), -1);
@@ -59,7 +60,7 @@ final class PgChanges {
    *
    * @param attemptChange 0 keeps the attempt counted, -1 takes it back (defer, release)
    */
-  void toReady(PgHeld h, long visibleAt, int attemptChange) throws SQLException {
+  void toReady(HeldRow h, long visibleAt, int attemptChange) throws SQLException {
     touch(h);
     readies.add(h);
     readyAt.add(visibleAt);
@@ -76,7 +77,7 @@ final class PgChanges {
    * To the DLQ, ready with attempt 0, or dropped when the queue has none. It loses its key and
    * any superseded mark, so that a lease a consumer of the DLQ takes on it ends as any other.
    */
-  Outcome toDead(PgHeld h, DeadLetterPolicy policy, String reason) throws SQLException {
+  Outcome toDead(HeldRow h, DeadLetterPolicy policy, String reason) throws SQLException {
     if (policy.deadLetterQueue() == null) {
       delete(h);
       return Outcome.DROPPED;
@@ -91,14 +92,14 @@ final class PgChanges {
     return Outcome.DEAD;
   }
 
-  void extend(PgHeld h, long until) throws SQLException {
+  void extend(HeldRow h, long until) throws SQLException {
     touch(h);
     extended.add(h);
     extendTo.add(until);
   }
 
   /** A dead message back to the queue it came from, ready now, attempt 0. */
-  void redrive(PgHeld h, String toQueue) throws SQLException {
+  void redrive(HeldRow h, String toQueue) throws SQLException {
     touch(h);
     redriven.add(h);
     redriveTo.add(toQueue);
@@ -181,7 +182,7 @@ final class PgChanges {
     touched.clear();
   }
 
-  private static Long[] seqs(List<PgHeld> rows) {
+  private static Long[] seqs(List<HeldRow> rows) {
     Long[] out = new Long[rows.size()];
     for (int i = 0; i < out.length; i++) {
       out[i] = rows.get(i).seq();
@@ -189,7 +190,7 @@ final class PgChanges {
     return out;
   }
 
-  private static Integer[] states(List<PgHeld> rows) {
+  private static Integer[] states(List<HeldRow> rows) {
     Integer[] out = new Integer[rows.size()];
     for (int i = 0; i < out.length; i++) {
       out[i] = rows.get(i).state();
@@ -197,7 +198,7 @@ final class PgChanges {
     return out;
   }
 
-  private static void check(int changed, List<PgHeld> rows, String what) throws SQLException {
+  private static void check(int changed, List<HeldRow> rows, String what) throws SQLException {
     if (changed != rows.size()) {
       throw new SQLException(
           "guarded " + what + " changed " + changed + " of " + rows.size() + " locked rows");

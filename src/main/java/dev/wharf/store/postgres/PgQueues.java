@@ -1,6 +1,7 @@
 package dev.wharf.store.postgres;
 
 import dev.wharf.store.QueueRecord;
+import dev.wharf.store.jdbc.HeldRow;
 import java.sql.PreparedStatement;
 import java.sql.ResultSet;
 import java.sql.SQLException;
@@ -132,15 +133,15 @@ final class PgQueues {
   static boolean deleteMessage(PgTx tx, String queue, String id) throws SQLException {
     PreparedStatement find =
         tx.prepare(
-            "SELECT " + PgRows.HELD + " FROM messages WHERE id = ? AND queue = ? FOR UPDATE");
+            "SELECT " + HeldRow.COLUMNS + " FROM messages WHERE id = ? AND queue = ? FOR UPDATE");
     find.setString(1, id);
     find.setString(2, queue);
-    PgHeld h;
+    HeldRow h;
     try (ResultSet rs = find.executeQuery()) {
       if (!rs.next()) {
         return false;
       }
-      h = PgRows.held(rs);
+      h = HeldRow.read(rs);
     }
     PgChanges changes = new PgChanges(tx, 0);
     changes.delete(h);

@@ -7,6 +7,7 @@ import dev.wharf.store.MessageState;
 import dev.wharf.store.ReapResult;
 import dev.wharf.store.RedriveRequest;
 import dev.wharf.store.Redriven;
+import dev.wharf.store.jdbc.HeldRow;
 import java.sql.PreparedStatement;
 import java.sql.ResultSet;
 import java.sql.SQLException;
@@ -31,7 +32,7 @@ final class PgReap {
   // and stops at the limit whatever the statistics say: without the ORDER BY, stale statistics
   // after a burst of publishes made PostgreSQL scan the whole table on every pass.
   static final String DUE_LEASES =
-      "SELECT " + PgRows.HELD + " FROM messages WHERE state = 1 AND lease_until <= ?"
+      "SELECT " + HeldRow.COLUMNS + " FROM messages WHERE state = 1 AND lease_until <= ?"
           // A lease that outlived its message's TTL ends in the TTL pass's expiry, not here.
           + " AND (expires_at IS NULL OR expires_at > lease_until)"
           + " ORDER BY lease_until LIMIT ? FOR UPDATE SKIP LOCKED";
@@ -56,13 +57,13 @@ final class PgReap {
     PreparedStatement ps = tx.prepare(DUE_LEASES);
     ps.setLong(1, now);
     ps.setInt(2, r.limit());
-    List<PgHeld> due = held(ps);
+    List<HeldRow> due = held(ps);
     PgChanges changes = new PgChanges(tx, now);
     Map<String, Integer> visible = new HashMap<>();
     Map<String, Integer> dead = new HashMap<>();
     Map<String, Integer> dropped = new HashMap<>();
     Map<String, Integer> superseded = new HashMap<>();
-    for (PgHeld h : due) {
+    for (HeldRow h : due) {
       DeadLetterPolicy policy = r.policies().apply(h.queue());
       if (policy.attemptsUsedUp(h.attempt())) {
         Outcome o = changes.toDead(h, policy, DeadLetterPolicy.ATTEMPTS_USED_UP);
@@ -130,9 +131,9 @@ final class PgReap {
 
   static Redriven redrive(PgTx tx, RedriveRequest r) throws SQLException {
     tx.requireQueues(List.of(r.originalQueue()));
-    // The id comes after the held columns, which PgRows.held reads by position.
+    // The id comes after the held columns, which HeldRow.read reads by position.
     String select =
-        "SELECT " + PgRows.HELD + ", id FROM messages"
+        "SELECT " + HeldRow.COLUMNS + ", id FROM messages"
             + " WHERE queue = ? AND original_queue = ? AND state = 0";
     PreparedStatement ps;
     if (r.ids() == null) {
@@ -146,16 +147,16 @@ final class PgReap {
       ps.setString(2, r.originalQueue());
       ps.setArray(3, tx.array("text", r.ids().toArray(new String[0])));
     }
-    List<PgHeld> due = new ArrayList<>();
+    List<HeldRow> due = new ArrayList<>();
     Set<String> moved = new HashSet<>();
     try (ResultSet rs = ps.executeQuery()) {
       while (rs.next()) {
-        due.add(PgRows.held(rs));
-        moved.add(rs.getString(PgRows.HELD_COLUMNS + 1));
+        due.add(HeldRow.read(rs));
+        moved.add(rs.getString(HeldRow.COLUMN_COUNT + 1));
       }
     }
     PgChanges changes = new PgChanges(tx, r.now().toEpochMilli());
-    for (PgHeld h : due) {
+    for (HeldRow h : due) {
       changes.redrive(h, r.originalQueue());
     }
     changes.flush();
@@ -170,11 +171,11 @@ final class PgReap {
     return new Redriven(due.size(), skipped);
   }
 
-  private static List<PgHeld> held(PreparedStatement ps) throws SQLException {
-    List<PgHeld> out = new ArrayList<>();
+  private static List<HeldRow> held(PreparedStatement ps) throws SQLException {
+    List<HeldRow> out = new ArrayList<>();
     try (ResultSet rs = ps.executeQuery()) {
       while (rs.next()) {
-        out.add(PgRows.held(rs));
+        out.add(HeldRow.read(rs));
       }
     }
     return out;

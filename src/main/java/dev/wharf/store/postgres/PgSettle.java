@@ -1,12 +1,12 @@
 package dev.wharf.store.postgres;
 
-import dev.wharf.store.LeaseCheck;
 import dev.wharf.store.LeaseIds;
 import dev.wharf.store.LeaseOutcome;
 import dev.wharf.store.LeaseOutcome.Outcome;
 import dev.wharf.store.MessageState;
 import dev.wharf.store.SettleKind;
 import dev.wharf.store.SettleRequest;
+import dev.wharf.store.jdbc.HeldRow;
 import java.sql.PreparedStatement;
 import java.sql.ResultSet;
 import java.sql.SQLException;
@@ -45,7 +45,7 @@ final class PgSettle {
         rest.add(leaseId);
       }
     }
-    Map<Long, PgHeld> rows = lock(tx, rest);
+    Map<Long, HeldRow> rows = lock(tx, rest);
     PgChanges changes = new PgChanges(tx, now);
     List<LeaseOutcome> out = new ArrayList<>(r.leaseIds().size());
     for (String leaseId : r.leaseIds()) {
@@ -54,12 +54,8 @@ final class PgSettle {
         continue;
       }
       long seq = LeaseIds.seqOf(leaseId);
-      PgHeld h = seq < 0 ? null : rows.get(seq);
-      Outcome refused =
-          LeaseCheck.refusal(
-              r,
-              leaseId,
-              h == null ? null : new LeaseCheck.Row(h.queue(), h.state(), h.leaseId(), h.leaseUntil()));
+      HeldRow h = seq < 0 ? null : rows.get(seq);
+      Outcome refused = HeldRow.refusal(r, leaseId, h);
       if (refused != null) {
         out.add(LeaseOutcome.of(leaseId, refused));
         continue;
@@ -106,20 +102,20 @@ final class PgSettle {
     return acked;
   }
 
-  private static Map<Long, PgHeld> lock(PgTx tx, List<String> leaseIds) throws SQLException {
+  private static Map<Long, HeldRow> lock(PgTx tx, List<String> leaseIds) throws SQLException {
     List<Long> seqs = LeaseIds.seqsOf(leaseIds);
-    Map<Long, PgHeld> rows = new HashMap<>();
+    Map<Long, HeldRow> rows = new HashMap<>();
     if (seqs.isEmpty()) {
       return rows;
     }
     PreparedStatement ps =
         tx.prepare(
-            "SELECT " + PgRows.HELD + " FROM messages WHERE seq = ANY(?::int8[])"
+            "SELECT " + HeldRow.COLUMNS + " FROM messages WHERE seq = ANY(?::int8[])"
                 + " ORDER BY seq FOR UPDATE");
     ps.setArray(1, tx.array("int8", seqs.toArray(new Long[0])));
     try (ResultSet rs = ps.executeQuery()) {
       while (rs.next()) {
-        PgHeld h = PgRows.held(rs);
+        HeldRow h = HeldRow.read(rs);
         rows.put(h.seq(), h);
       }
     }
@@ -127,8 +123,8 @@ final class PgSettle {
   }
 
   /** Applies one lease's change and records the row's new state for later leases of the batch. */
-  private static LeaseOutcome apply(PgChanges changes, Map<Long, PgHeld> rows, SettleRequest r,
-      PgHeld h, String leaseId, long now) throws SQLException {
+  private static LeaseOutcome apply(PgChanges changes, Map<Long, HeldRow> rows, SettleRequest r,
+      HeldRow h, String leaseId, long now) throws SQLException {
     return switch (r.kind()) {
       case ACK -> {
         changes.delete(h);
@@ -150,7 +146,7 @@ final class PgSettle {
       case EXTEND -> {
         long until = Math.max(h.leaseUntil(), r.leaseUntil().toEpochMilli());
         changes.extend(h, until);
-        rows.put(h.seq(), new PgHeld(h.seq(), h.queue(), h.state(), h.leaseId(), until,
+        rows.put(h.seq(), new HeldRow(h.seq(), h.queue(), h.state(), h.leaseId(), until,
             h.attempt(), h.originalQueue(), h.superseded()));
         yield new LeaseOutcome(leaseId, Outcome.EXTENDED, Instant.ofEpochMilli(until));
       }
@@ -162,8 +158,8 @@ final class PgSettle {
    * publish with its key superseded it while it was leased. Then it is deleted, and the consumer
    * is answered {@code outcome} all the same.
    */
-  private static LeaseOutcome toReadyOrGone(PgChanges changes, Map<Long, PgHeld> rows,
-      PgHeld h, long visibleAt, int attemptChange, String leaseId, Outcome outcome)
+  private static LeaseOutcome toReadyOrGone(PgChanges changes, Map<Long, HeldRow> rows,
+      HeldRow h, long visibleAt, int attemptChange, String leaseId, Outcome outcome)
       throws SQLException {
     if (h.superseded()) {
       changes.delete(h);
@@ -175,8 +171,8 @@ final class PgSettle {
     return LeaseOutcome.of(leaseId, outcome);
   }
 
-  private static Outcome dead(PgChanges changes, Map<Long, PgHeld> rows, SettleRequest r,
-      PgHeld h, String reason) throws SQLException {
+  private static Outcome dead(PgChanges changes, Map<Long, HeldRow> rows, SettleRequest r,
+      HeldRow h, String reason) throws SQLException {
     Outcome o = changes.toDead(h, r.policy(), reason);
     if (o == Outcome.DEAD) {
       rows.put(h.seq(), h.withQueue(r.policy().deadLetterQueue(), 0, h.queue()));

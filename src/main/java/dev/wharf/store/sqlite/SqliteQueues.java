@@ -1,6 +1,7 @@
 package dev.wharf.store.sqlite;
 
 import dev.wharf.store.QueueRecord;
+import dev.wharf.store.jdbc.HeldRow;
 import dev.wharf.store.sqlite.GroupCommitWriter.Tx;
 import java.sql.PreparedStatement;
 import java.sql.ResultSet;
@@ -152,7 +153,7 @@ final class SqliteQueues {
       }
       SqliteSettle.delete(
           tx,
-          new SqliteSettle.Held(
+          new HeldRow(
               rs.getLong(1), queue, rs.getInt(2), null, 0, 0, rs.getString(3), false));
       return true;
     }

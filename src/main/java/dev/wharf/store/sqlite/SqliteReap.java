@@ -7,8 +7,8 @@ import dev.wharf.store.MessageState;
 import dev.wharf.store.ReapResult;
 import dev.wharf.store.RedriveRequest;
 import dev.wharf.store.Redriven;
+import dev.wharf.store.jdbc.HeldRow;
 import dev.wharf.store.sqlite.GroupCommitWriter.Tx;
-import dev.wharf.store.sqlite.SqliteSettle.Held;
 import java.sql.PreparedStatement;
 import java.sql.ResultSet;
 import java.sql.SQLException;
@@ -37,18 +37,17 @@ final class SqliteReap {
     tx.leases.writeBackDue(tx, now);
     PreparedStatement ps =
         tx.prepare(
-            "SELECT seq, queue, state, lease_id, lease_until, attempt, original_queue,"
-                + " superseded FROM messages INDEXED BY m_leased"
+            "SELECT " + HeldRow.COLUMNS + " FROM messages INDEXED BY m_leased"
                 + " WHERE state = 1 AND lease_until <= ? AND " + LEASE_ENDED_FIRST
                 + " ORDER BY lease_until LIMIT ?");
     ps.setLong(1, now);
     ps.setInt(2, r.limit());
-    List<Held> due = held(ps);
+    List<HeldRow> due = held(ps);
     Map<String, Integer> visible = new HashMap<>();
     Map<String, Integer> dead = new HashMap<>();
     Map<String, Integer> dropped = new HashMap<>();
     Map<String, Integer> superseded = new HashMap<>();
-    for (Held h : due) {
+    for (HeldRow h : due) {
       DeadLetterPolicy policy = r.policies().apply(h.queue());
       if (policy.attemptsUsedUp(h.attempt())) {
         Outcome o = SqliteSettle.toDead(tx, h, policy, DeadLetterPolicy.ATTEMPTS_USED_UP, now);
@@ -74,13 +73,13 @@ final class SqliteReap {
                 + " WHERE expires_at IS NOT NULL AND state < 2 AND expires_at <= ? LIMIT ?");
     ps.setLong(1, at.toEpochMilli());
     ps.setInt(2, limit);
-    List<Held> due = held(ps);
+    List<HeldRow> due = held(ps);
     PreparedStatement upd =
         tx.prepare(
             "UPDATE messages SET state = 2, lease_id = NULL, lease_until = NULL"
                 + " WHERE seq = ? AND state = ?");
     Map<String, Integer> expired = new HashMap<>();
-    for (Held h : due) {
+    for (HeldRow h : due) {
       upd.setLong(1, h.seq());
       upd.setInt(2, h.state());
       SqliteSettle.checkOne(upd.executeUpdate(), h);
@@ -98,8 +97,8 @@ final class SqliteReap {
                 + " FROM messages INDEXED BY m_expired WHERE state = 2 AND expires_at <= ? LIMIT ?");
     ps.setLong(1, before.toEpochMilli());
     ps.setInt(2, limit);
-    List<Held> due = held(ps);
-    for (Held h : due) {
+    List<HeldRow> due = held(ps);
+    for (HeldRow h : due) {
       SqliteSettle.delete(tx, h);
     }
     return due.size();
@@ -119,7 +118,7 @@ final class SqliteReap {
     // A dead-letter queue is consumed like any other: its leases held in memory are leases.
     tx.requireQueue(r.originalQueue());
     tx.leases.writeBackQueue(tx, r.deadLetterQueue());
-    List<Held> due = new ArrayList<>();
+    List<HeldRow> due = new ArrayList<>();
     List<String> skipped = new ArrayList<>();
     String select =
         "SELECT seq, queue, state, lease_id, 0, attempt, original_queue, 0 FROM messages"
@@ -143,7 +142,7 @@ final class SqliteReap {
         if (seq >= 0 && !seen.add(seq)) {
           continue;
         }
-        List<Held> found = List.of();
+        List<HeldRow> found = List.of();
         if (seq >= 0) {
           ps.setString(1, r.deadLetterQueue());
           ps.setString(2, r.originalQueue());
@@ -160,7 +159,7 @@ final class SqliteReap {
         tx.prepare(
             "UPDATE messages SET queue = ?, visible_at = ?, attempt = 0, original_queue = NULL,"
                 + " dead_reason = NULL, died_at = NULL WHERE seq = ? AND state = 0");
-    for (Held h : due) {
+    for (HeldRow h : due) {
       upd.setString(1, r.originalQueue());
       upd.setLong(2, r.now().toEpochMilli());
       upd.setLong(3, h.seq());
@@ -171,12 +170,11 @@ final class SqliteReap {
     return new Redriven(due.size(), skipped);
   }
 
-  private static List<Held> held(PreparedStatement ps) throws SQLException {
-    List<Held> out = new ArrayList<>();
+  private static List<HeldRow> held(PreparedStatement ps) throws SQLException {
+    List<HeldRow> out = new ArrayList<>();
     try (ResultSet rs = ps.executeQuery()) {
       while (rs.next()) {
-        out.add(new Held(rs.getLong(1), rs.getString(2), rs.getInt(3), rs.getString(4),
-            rs.getLong(5), rs.getInt(6), rs.getString(7), rs.getBoolean(8)));
+        out.add(HeldRow.read(rs));
       }
     }
     return out;

@@ -1,13 +1,13 @@
 package dev.wharf.store.sqlite;
 
 import dev.wharf.store.DeadLetterPolicy;
-import dev.wharf.store.LeaseCheck;
 import dev.wharf.store.LeaseIds;
-import dev.wharf.store.LeaseOutcome;
 import dev.wharf.store.LeaseOutcome.Outcome;
+import dev.wharf.store.LeaseOutcome;
 import dev.wharf.store.MessageState;
 import dev.wharf.store.SettleKind;
 import dev.wharf.store.SettleRequest;
+import dev.wharf.store.jdbc.HeldRow;
 import dev.wharf.store.sqlite.GroupCommitWriter.Tx;
 import java.sql.PreparedStatement;
 import java.sql.ResultSet;
@@ -27,13 +27,6 @@ final class SqliteSettle {
   private static final int READY = MessageState.READY.code();
   private static final int LEASED = MessageState.LEASED.code();
 
-  /**
-   * The columns of a row a settle needs to decide. {@code superseded}: a newer publish with its
-   * key was made while it was leased (set on leased rows only; see {@link #toReadyOrGone}).
-   */
-  record Held(long seq, String queue, int state, String leaseId, long leaseUntil, int attempt,
-      String originalQueue, boolean superseded) {}
-
   private SqliteSettle() {}
 
   static List<LeaseOutcome> settle(Tx tx, SettleRequest r) throws SQLException {
@@ -52,8 +45,8 @@ final class SqliteSettle {
     // One read for every row the request names, and one delete for every ack: a 100-lease ack
     // is two statements, not two hundred. A row this request already changed is read again (two
     // lease ids may name one message: a stale lease and the current one).
-    Map<Long, Held> rows = heldAll(tx, rest);
-    List<Held> acked = new ArrayList<>();
+    Map<Long, HeldRow> rows = heldAll(tx, rest);
+    List<HeldRow> acked = new ArrayList<>();
     for (int i = 0; i < r.leaseIds().size(); i++) {
       if (inMemory != null && inMemory[i] != null) {
         out.add(inMemory[i]);
@@ -61,12 +54,8 @@ final class SqliteSettle {
       }
       String leaseId = r.leaseIds().get(i);
       long seq = LeaseIds.seqOf(leaseId);
-      Held h = rows.containsKey(seq) ? rows.get(seq) : held(tx, seq);
-      Outcome refused =
-          LeaseCheck.refusal(
-              r,
-              leaseId,
-              h == null ? null : new LeaseCheck.Row(h.queue(), h.state(), h.leaseId(), h.leaseUntil()));
+      HeldRow h = rows.containsKey(seq) ? rows.get(seq) : held(tx, seq);
+      Outcome refused = HeldRow.refusal(r, leaseId, h);
       if (refused != null) {
         out.add(LeaseOutcome.of(leaseId, refused));
         continue;
@@ -191,24 +180,23 @@ final class SqliteSettle {
   }
 
   /** The rows the lease ids name, by seq (absent: no such row). */
-  private static Map<Long, Held> heldAll(Tx tx, List<String> leaseIds) throws SQLException {
+  private static Map<Long, HeldRow> heldAll(Tx tx, List<String> leaseIds) throws SQLException {
     List<Long> seqs = LeaseIds.seqsOf(leaseIds);
-    Map<Long, Held> rows = new HashMap<>();
+    Map<Long, HeldRow> rows = new HashMap<>();
     if (seqs.isEmpty()) {
       return rows;
     }
     PreparedStatement ps =
         tx.prepare(
-            "SELECT seq, queue, state, lease_id, lease_until, attempt, original_queue,"
-                + " superseded FROM messages WHERE seq IN (" + placeholders(seqs.size()) + ")");
+            "SELECT " + HeldRow.COLUMNS + " FROM messages WHERE seq IN ("
+                + placeholders(seqs.size()) + ")");
     for (int i = 0; i < seqs.size(); i++) {
       ps.setLong(i + 1, seqs.get(i));
     }
     try (ResultSet rs = ps.executeQuery()) {
       while (rs.next()) {
-        long seq = rs.getLong(1);
-        rows.put(seq, new Held(seq, rs.getString(2), rs.getInt(3), rs.getString(4),
-            rs.getLong(5), rs.getInt(6), rs.getString(7), rs.getBoolean(8)));
+        HeldRow h = HeldRow.read(rs);
+        rows.put(h.seq(), h);
       }
     }
     for (long seq : seqs) {
@@ -218,7 +206,7 @@ final class SqliteSettle {
   }
 
   /** Deletes acked rows in one statement; every one must go. */
-  private static void deleteAll(Tx tx, List<Held> rows) throws SQLException {
+  private static void deleteAll(Tx tx, List<HeldRow> rows) throws SQLException {
     if (rows.isEmpty()) {
       return;
     }
@@ -231,7 +219,7 @@ final class SqliteSettle {
     if (deleted != rows.size()) {
       throw new SQLException("guarded delete of " + rows.size() + " acked messages removed " + deleted);
     }
-    for (Held h : rows) {
+    for (HeldRow h : rows) {
       tx.delta.add(h.queue(), h.state(), h.originalQueue(), -1);
     }
   }
@@ -245,7 +233,7 @@ final class SqliteSettle {
     return sb.toString();
   }
 
-  private static LeaseOutcome apply(Tx tx, SettleRequest r, Held h, String leaseId, long now)
+  private static LeaseOutcome apply(Tx tx, SettleRequest r, HeldRow h, String leaseId, long now)
       throws SQLException {
     return switch (r.kind()) {
       case ACK -> {
@@ -282,7 +270,7 @@ final class SqliteSettle {
    * SqlitePublishAndClaim.replaceByKey}).
    */
   private static LeaseOutcome toReadyOrGone(
-      Tx tx, Held h, long visibleAt, int attemptChange, String leaseId, Outcome outcome)
+      Tx tx, HeldRow h, long visibleAt, int attemptChange, String leaseId, Outcome outcome)
       throws SQLException {
     if (h.superseded()) {
       delete(tx, h);
@@ -292,7 +280,7 @@ final class SqliteSettle {
     return LeaseOutcome.of(leaseId, outcome);
   }
 
-  static Held held(Tx tx, long seq) throws SQLException {
+  static HeldRow held(Tx tx, long seq) throws SQLException {
     if (seq < 0) {
       return null;
     }
@@ -305,13 +293,13 @@ final class SqliteSettle {
       if (!rs.next()) {
         return null;
       }
-      return new Held(
+      return new HeldRow(
           seq, rs.getString(1), rs.getInt(2), rs.getString(3), rs.getLong(4), rs.getInt(5),
           rs.getString(6), rs.getBoolean(7));
     }
   }
 
-  static void delete(Tx tx, Held h) throws SQLException {
+  static void delete(Tx tx, HeldRow h) throws SQLException {
     PreparedStatement ps = tx.prepare("DELETE FROM messages WHERE seq = ?");
     ps.setLong(1, h.seq());
     checkOne(ps.executeUpdate(), h);
@@ -323,7 +311,7 @@ final class SqliteSettle {
    *
    * @param attemptChange 0 keeps the attempt counted, -1 takes it back (defer, release)
    */
-  static void toReady(Tx tx, Held h, long visibleAt, int attemptChange) throws SQLException {
+  static void toReady(Tx tx, HeldRow h, long visibleAt, int attemptChange) throws SQLException {
     PreparedStatement ps =
         tx.prepare(
             "UPDATE messages SET state = 0, visible_at = ?, lease_id = NULL, lease_until = NULL,"
@@ -341,7 +329,7 @@ final class SqliteSettle {
    * superseded one dies as any other and loses its mark with its key, so that a lease a consumer
    * of the DLQ takes on it ends as any other lease.
    */
-  static Outcome toDead(Tx tx, Held h, DeadLetterPolicy policy, String reason, long now)
+  static Outcome toDead(Tx tx, HeldRow h, DeadLetterPolicy policy, String reason, long now)
       throws SQLException {
     if (policy.deadLetterQueue() == null) {
       delete(tx, h);
@@ -368,7 +356,7 @@ final class SqliteSettle {
     return Outcome.DEAD;
   }
 
-  static void checkOne(int rows, Held h) throws SQLException {
+  static void checkOne(int rows, HeldRow h) throws SQLException {
     if (rows != 1) {
       throw new SQLException("guarded update of message " + h.seq() + " changed " + rows + " rows");
     }
