@@ -3,8 +3,11 @@ package dev.wharf.store.jdbc;
 import dev.wharf.store.LeaseCheck;
 import dev.wharf.store.LeaseOutcome.Outcome;
 import dev.wharf.store.SettleRequest;
+import java.sql.PreparedStatement;
 import java.sql.ResultSet;
 import java.sql.SQLException;
+import java.util.ArrayList;
+import java.util.List;
 
 /**
  * The columns of a message row that a settle, a reaper or a redrive decides on, the same for both
@@ -27,6 +30,17 @@ public record HeldRow(long seq, String queue, int state, String leaseId, long le
   public static HeldRow read(ResultSet rs) throws SQLException {
     return new HeldRow(rs.getLong(1), rs.getString(2), rs.getInt(3), rs.getString(4),
         rs.getLong(5), rs.getInt(6), rs.getString(7), rs.getBoolean(8));
+  }
+
+  /** Every row the statement selects, read as {@link #read} does. */
+  public static List<HeldRow> readAll(PreparedStatement ps) throws SQLException {
+    List<HeldRow> out = new ArrayList<>();
+    try (ResultSet rs = ps.executeQuery()) {
+      while (rs.next()) {
+        out.add(read(rs));
+      }
+    }
+    return out;
   }
 
   /**

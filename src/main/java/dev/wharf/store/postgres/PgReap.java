@@ -57,7 +57,7 @@ final class PgReap {
     PreparedStatement ps = tx.prepare(DUE_LEASES);
     ps.setLong(1, now);
     ps.setInt(2, r.limit());
-    List<HeldRow> due = held(ps);
+    List<HeldRow> due = HeldRow.readAll(ps);
     PgChanges changes = new PgChanges(tx, now);
     Map<String, Integer> visible = new HashMap<>();
     Map<String, Integer> dead = new HashMap<>();
@@ -169,15 +169,5 @@ final class PgReap {
       }
     }
     return new Redriven(due.size(), skipped);
-  }
-
-  private static List<HeldRow> held(PreparedStatement ps) throws SQLException {
-    List<HeldRow> out = new ArrayList<>();
-    try (ResultSet rs = ps.executeQuery()) {
-      while (rs.next()) {
-        out.add(HeldRow.read(rs));
-      }
-    }
-    return out;
   }
 }

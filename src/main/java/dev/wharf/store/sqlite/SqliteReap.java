@@ -10,7 +10,6 @@ import dev.wharf.store.Redriven;
 import dev.wharf.store.jdbc.HeldRow;
 import dev.wharf.store.sqlite.GroupCommitWriter.Tx;
 import java.sql.PreparedStatement;
-import java.sql.ResultSet;
 import java.sql.SQLException;
 import java.time.Instant;
 import java.util.ArrayList;
@@ -42,7 +41,7 @@ final class SqliteReap {
                 + " ORDER BY lease_until LIMIT ?");
     ps.setLong(1, now);
     ps.setInt(2, r.limit());
-    List<HeldRow> due = held(ps);
+    List<HeldRow> due = HeldRow.readAll(ps);
     Map<String, Integer> visible = new HashMap<>();
     Map<String, Integer> dead = new HashMap<>();
     Map<String, Integer> dropped = new HashMap<>();
@@ -73,7 +72,7 @@ final class SqliteReap {
                 + " WHERE expires_at IS NOT NULL AND state < 2 AND expires_at <= ? LIMIT ?");
     ps.setLong(1, at.toEpochMilli());
     ps.setInt(2, limit);
-    List<HeldRow> due = held(ps);
+    List<HeldRow> due = HeldRow.readAll(ps);
     PreparedStatement upd =
         tx.prepare(
             "UPDATE messages SET state = 2, lease_id = NULL, lease_until = NULL"
@@ -97,7 +96,7 @@ final class SqliteReap {
                 + " FROM messages INDEXED BY m_expired WHERE state = 2 AND expires_at <= ? LIMIT ?");
     ps.setLong(1, before.toEpochMilli());
     ps.setInt(2, limit);
-    List<HeldRow> due = held(ps);
+    List<HeldRow> due = HeldRow.readAll(ps);
     for (HeldRow h : due) {
       SqliteSettle.delete(tx, h);
     }
@@ -128,7 +127,7 @@ final class SqliteReap {
       ps.setString(1, r.deadLetterQueue());
       ps.setString(2, r.originalQueue());
       ps.setInt(3, r.limit());
-      due.addAll(held(ps));
+      due.addAll(HeldRow.readAll(ps));
     } else {
       PreparedStatement ps = tx.prepare(select + " AND seq = ?");
       Set<Long> seen = new HashSet<>();
@@ -147,7 +146,7 @@ final class SqliteReap {
           ps.setString(1, r.deadLetterQueue());
           ps.setString(2, r.originalQueue());
           ps.setLong(3, seq);
-          found = held(ps);
+          found = HeldRow.readAll(ps);
         }
         if (found.isEmpty()) {
           skipped.add(id);
@@ -168,15 +167,5 @@ final class SqliteReap {
       tx.leases.madeReady(tx, r.originalQueue(), r.now().toEpochMilli(), h.seq());
     }
     return new Redriven(due.size(), skipped);
-  }
-
-  private static List<HeldRow> held(PreparedStatement ps) throws SQLException {
-    List<HeldRow> out = new ArrayList<>();
-    try (ResultSet rs = ps.executeQuery()) {
-      while (rs.next()) {
-        out.add(HeldRow.read(rs));
-      }
-    }
-    return out;
   }
 }
