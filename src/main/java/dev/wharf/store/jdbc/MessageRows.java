@@ -7,6 +7,7 @@ import dev.wharf.store.ClaimRequest;
 import dev.wharf.store.ContentType;
 import dev.wharf.store.Message;
 import dev.wharf.store.MessageState;
+import dev.wharf.store.NewMessage;
 import java.io.IOException;
 import java.io.UncheckedIOException;
 import java.sql.Connection;
@@ -46,6 +47,14 @@ public final class MessageRows {
    */
   public static final String READY_COLUMNS_PAYLOAD_LENGTH =
       READY_COLUMNS.replace("payload,", "octet_length(payload),");
+
+  /**
+   * A key upsert's change of the newest ready message with the key: the newer publish's content
+   * in place of its own. Its four parameters are set by {@link #setReplacedContent}; a backend
+   * adds how it finds the row.
+   */
+  public static final String REPLACE_CONTENT =
+      "UPDATE messages SET content_type = ?, payload = ?, headers = ?, metadata = ?";
 
   /** {@code ContentType.values()} copies the array on every call; a claim reads one per row. */
   private static final ContentType[] CONTENT_TYPES = ContentType.values();
@@ -136,6 +145,14 @@ public final class MessageRows {
 
   public static int contentType(ContentType t) {
     return t.ordinal();
+  }
+
+  /** Sets parameters 1 to 4 of a statement that starts with {@link #REPLACE_CONTENT}. */
+  public static void setReplacedContent(PreparedStatement ps, NewMessage m) throws SQLException {
+    ps.setInt(1, contentType(m.contentType()));
+    ps.setBytes(2, m.payload());
+    ps.setString(3, headers(m.headers()));
+    ps.setString(4, m.metadata());
   }
 
   /** One page of a queue's messages in publish order, as {@link BrowseRequest} asks. */

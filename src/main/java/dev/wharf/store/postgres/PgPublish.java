@@ -183,7 +183,7 @@ final class PgPublish {
     lock.execute();
     PreparedStatement upd =
         tx.prepare(
-            "UPDATE messages SET content_type = ?, payload = ?, headers = ?, metadata = ?"
+            MessageRows.REPLACE_CONTENT
                 + " WHERE seq = (SELECT seq FROM messages WHERE queue = ? AND msg_key = ?"
                 + " AND state = 0 ORDER BY seq DESC LIMIT 1 FOR UPDATE)"
                 + " AND state = 0 RETURNING id");
@@ -213,8 +213,7 @@ final class PgPublish {
     if (newestReady >= 0) {
       PreparedStatement bySeq =
           tx.prepare(
-              "UPDATE messages SET content_type = ?, payload = ?, headers = ?, metadata = ?"
-                  + " WHERE seq = ? AND state = 0 RETURNING id");
+              MessageRows.REPLACE_CONTENT + " WHERE seq = ? AND state = 0 RETURNING id");
       bySeq.setLong(5, newestReady);
       replaced = replace(bySeq, m);
       if (replaced == null) {
@@ -236,10 +235,7 @@ final class PgPublish {
 
   /** Runs an upsert whose first four parameters are the new content; null if it found no row. */
   private static PublishResult replace(PreparedStatement upd, NewMessage m) throws SQLException {
-    upd.setInt(1, m.contentType().ordinal());
-    upd.setBytes(2, m.payload());
-    upd.setString(3, MessageRows.headers(m.headers()));
-    upd.setString(4, m.metadata());
+    MessageRows.setReplacedContent(upd, m);
     try (ResultSet rs = upd.executeQuery()) {
       return rs.next() ? new PublishResult(rs.getString(1), false, true) : null;
     }

@@ -87,13 +87,8 @@ final class SqlitePublishAndClaim {
       return null;
     }
     PreparedStatement upd =
-        tx.prepare(
-            "UPDATE messages SET content_type = ?, payload = ?, headers = ?, metadata = ?"
-                + " WHERE seq = ? AND state = 0");
-    upd.setInt(1, MessageRows.contentType(m.contentType()));
-    upd.setBytes(2, m.payload());
-    upd.setString(3, MessageRows.headers(m.headers()));
-    upd.setString(4, m.metadata());
+        tx.prepare(MessageRows.REPLACE_CONTENT + " WHERE seq = ? AND state = 0");
+    MessageRows.setReplacedContent(upd, m);
     upd.setLong(5, row.seq());
     if (upd.executeUpdate() != 1) {
       throw new SQLException("key upsert lost its row " + row.seq());
