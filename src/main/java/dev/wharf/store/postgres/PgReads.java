@@ -1,6 +1,7 @@
 package dev.wharf.store.postgres;
 
 import dev.wharf.store.jdbc.MessageRows;
+import dev.wharf.store.jdbc.QueueRows;
 import dev.wharf.store.jdbc.VisibleTimes;
 import com.zaxxer.hikari.HikariConfig;
 import com.zaxxer.hikari.HikariDataSource;
@@ -15,7 +16,6 @@ import java.sql.PreparedStatement;
 import java.sql.ResultSet;
 import java.sql.SQLException;
 import java.time.Instant;
-import java.util.ArrayList;
 import java.util.List;
 import java.util.Optional;
 import java.util.Properties;
@@ -138,31 +138,11 @@ final class PgReads implements AutoCloseable {
   }
 
   List<QueueRecord> queues() {
-    return read(c -> {
-      List<QueueRecord> out = new ArrayList<>();
-      try (PreparedStatement ps =
-              c.prepareStatement("SELECT name, settings, config_hash FROM queues ORDER BY name");
-          ResultSet rs = ps.executeQuery()) {
-        while (rs.next()) {
-          out.add(new QueueRecord(rs.getString(1), rs.getString(2), rs.getString(3)));
-        }
-      }
-      return out;
-    });
+    return read(QueueRows::list);
   }
 
   Optional<QueueRecord> queue(String name) {
-    return read(c -> {
-      try (PreparedStatement ps =
-          c.prepareStatement("SELECT name, settings, config_hash FROM queues WHERE name = ?")) {
-        ps.setString(1, name);
-        try (ResultSet rs = ps.executeQuery()) {
-          return rs.next()
-              ? Optional.of(new QueueRecord(rs.getString(1), rs.getString(2), rs.getString(3)))
-              : Optional.<QueueRecord>empty();
-        }
-      }
-    });
+    return read(c -> QueueRows.get(c, name));
   }
 
   Optional<Message> message(String queue, String id) {

@@ -2,12 +2,11 @@ package dev.wharf.store.sqlite;
 
 import dev.wharf.store.QueueRecord;
 import dev.wharf.store.jdbc.HeldRow;
+import dev.wharf.store.jdbc.QueueRows;
 import dev.wharf.store.sqlite.GroupCommitWriter.Tx;
 import java.sql.PreparedStatement;
 import java.sql.ResultSet;
 import java.sql.SQLException;
-import java.sql.Statement;
-import java.util.ArrayList;
 import java.util.List;
 import java.util.Optional;
 
@@ -31,31 +30,11 @@ final class SqliteQueues {
   }
 
   List<QueueRecord> queuesList() {
-    return reads.read(c -> {
-      List<QueueRecord> out = new ArrayList<>();
-      try (Statement s = c.createStatement();
-          ResultSet rs =
-              s.executeQuery("SELECT name, settings, config_hash FROM queues ORDER BY name")) {
-        while (rs.next()) {
-          out.add(new QueueRecord(rs.getString(1), rs.getString(2), rs.getString(3)));
-        }
-      }
-      return out;
-    });
+    return reads.read(QueueRows::list);
   }
 
   Optional<QueueRecord> queuesGet(String name) {
-    return reads.read(c -> {
-      try (PreparedStatement ps =
-          c.prepareStatement("SELECT name, settings, config_hash FROM queues WHERE name = ?")) {
-        ps.setString(1, name);
-        try (ResultSet rs = ps.executeQuery()) {
-          return rs.next()
-              ? Optional.of(new QueueRecord(rs.getString(1), rs.getString(2), rs.getString(3)))
-              : Optional.<QueueRecord>empty();
-        }
-      }
-    });
+    return reads.read(c -> QueueRows.get(c, name));
   }
 
   boolean queuesPutIf(QueueRecord q, String expectedSettings) {
