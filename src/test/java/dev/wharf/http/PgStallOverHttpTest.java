@@ -301,6 +301,8 @@ class PgStallOverHttpTest {
   @Test
   void aPurgeWaitsOutTheStallAndIsAnsweredOnceTheDatabaseAnswers() {
     assertThat(api.put("/v1/queues/q", "{}").status()).isEqualTo(201);
+    // The purges' own connection live too: they have a lane of their own.
+    assertThat(api.post("/v1/queues/q/purge", "").status()).isEqualTo(200);
     for (int i = 0; i < 3; i++) {
       assertThat(publish("m-" + i)).isNotNull();
     }
@@ -314,6 +316,77 @@ class PgStallOverHttpTest {
     // Long work is not cut at the stall timeout: a large queue's purge may rightly run long.
     assertThatThrownBy(() -> purge.get(3 * STALL.toMillis(), TimeUnit.MILLISECONDS))
         .isInstanceOf(TimeoutException.class);
+    proxy.thaw();
+    Reply r = purge.join();
+    assertThat(r.status()).as(r.text()).isEqualTo(200);
+  }
+
+  @Test
+  void aNodeStopsWhileAPurgeWaitsOutTheStall() throws Exception {
+    assertThat(api.put("/v1/queues/q", "{}").status()).isEqualTo(201);
+    assertThat(api.post("/v1/queues/q/purge", "").status()).isEqualTo(200);
+    proxy.freeze();
+    CompletableFuture<Reply> purge =
+        CompletableFuture.supplyAsync(() -> api.post("/v1/queues/q/purge", ""), ASYNC);
+    LockSupport.parkNanos(300_000_000);
+    assertThat(purge).isNotDone();
+    // No stall timeout bounds the purge's wait: only the stop's closing its connection ends it.
+    long t0 = System.nanoTime();
+    CompletableFuture<Void> stopping = CompletableFuture.runAsync(() -> {
+      server.close();
+      broker.close();
+      store.close();
+    }, ASYNC);
+    try {
+      stopping.get(30, TimeUnit.SECONDS);
+    } finally {
+      proxy.thaw();
+    }
+    long stopMs = (System.nanoTime() - t0) / 1_000_000;
+    open.removeAll(List.of(server, broker, store));
+    System.out.println("stall: stopped in " + stopMs + " ms beside a purge");
+    // The HTTP server's wait for the purge's answer, then the writer's for its batch.
+    assertThat(stopMs).isLessThan(5000 + 5000 + ANSWER_MS);
+  }
+
+  @Test
+  void writesAreAnsweredWithinTheStallTimeoutWhileAPurgeWaitsItOut() {
+    assertThat(api.put("/v1/queues/q", "{}").status()).isEqualTo(201);
+    assertThat(api.put("/v1/queues/other", "{}").status()).isEqualTo(201);
+    // Every writer connection live before the stall, the purges' own too.
+    assertThat(api.post("/v1/queues/q/purge", "").status()).isEqualTo(200);
+    for (int i = 0; i < 3; i++) {
+      assertThat(publish("m-" + i)).isNotNull();
+    }
+    for (int i = 0; i < 4; i++) {
+      assertThat(api.post("/v1/queues/q/receive", "{\"max\": 1}").status()).isEqualTo(200);
+    }
+    proxy.freeze();
+    CompletableFuture<Reply> purge =
+        CompletableFuture.supplyAsync(() -> api.post("/v1/queues/q/purge", ""), ASYNC);
+    LockSupport.parkNanos(200_000_000);
+    // Publishes one after another while the purge waits: while one waits on its statement, the
+    // next would be given the purge's lane, and would wait as long as the purge.
+    List<CompletableFuture<Timed>> publishes = new ArrayList<>();
+    for (int i = 0; i < 6; i++) {
+      String body = "{\"body\": \"d-" + i + "\"}";
+      publishes.add(CompletableFuture.supplyAsync(
+          () -> timed(() -> api.post("/v1/queues/other/messages", body)), ASYNC));
+      LockSupport.parkNanos(100_000_000);
+    }
+    SoftAssertions soft = new SoftAssertions();
+    for (int i = 0; i < publishes.size(); i++) {
+      Timed t = await(publishes.get(i));
+      System.out.println("stall: publish " + i + " beside a purge " + t.describe());
+      soft.assertThat(t.reply()).as("publish " + i + " answered").isNotNull();
+      if (t.reply() != null) {
+        soft.assertThat(t.millis()).as("publish " + i + " within the stall bound")
+            .isLessThan(ANSWER_MS);
+        soft.assertThat(t.reply().status()).as("publish " + i + " status").isEqualTo(503);
+      }
+    }
+    soft.assertAll();
+    assertThat(purge).isNotDone();
     proxy.thaw();
     Reply r = purge.join();
     assertThat(r.status()).as(r.text()).isEqualTo(200);

@@ -71,6 +71,14 @@ final class PgWriter implements AutoCloseable {
   private record Pending<T>(Op<T> op, CompletableFuture<T> done, boolean mayRunLong) {}
 
   private final Lane[] lanes;
+  /**
+   * The lane of {@link #submitLong}'s work, with a connection of its own (made at its first
+   * use): no other write waits behind a purge that runs for minutes, nor behind one that waits
+   * out a database that stopped answering, as no stall timeout ends its wait.
+   */
+  private final Lane longLane;
+  /** Every lane, the long work's too: those a close stops. */
+  private final List<Lane> all = new ArrayList<>();
   private final AtomicInteger next = new AtomicInteger();
   private final String notifyPrefix;
   private final Merger merger;
@@ -86,8 +94,12 @@ final class PgWriter implements AutoCloseable {
     this.stallMillis = stallMillis;
     this.lanes = new Lane[count];
     for (int i = 0; i < count; i++) {
-      lanes[i] = new Lane(i, connect, stripeBase + i);
+      lanes[i] = new Lane(Integer.toString(i), connect, stripeBase + i);
+      all.add(lanes[i]);
     }
+    // Past the reaper lock's stripe (stripeBase + count): its counter rows are its own.
+    this.longLane = new Lane("long", connect, stripeBase + count + 1);
+    all.add(longLane);
   }
 
   /**
@@ -113,7 +125,8 @@ final class PgWriter implements AutoCloseable {
   /**
    * As {@link #submit}, for work that may rightly run long (a purge of a large queue): its batch
    * waits for the database as long as it takes, where others take a silence past the stall
-   * timeout for a dead connection.
+   * timeout for a dead connection. It runs on a lane of its own, so that no write bounded by the
+   * stall timeout is queued or batched behind it.
    */
   <T> T submitLong(Op<T> op) {
     return submit(op, true);
@@ -123,7 +136,7 @@ final class PgWriter implements AutoCloseable {
     if (!running) {
       throw new StoreException("store is closed");
     }
-    for (Lane own : lanes) {
+    for (Lane own : all) {
       if (own.thread == Thread.currentThread() && own.applying) {
         // Called from inside an operation: it joins the transaction under way, as waiting for
         // another lane could deadlock on rows this one holds.
@@ -157,7 +170,7 @@ final class PgWriter implements AutoCloseable {
       done.completeExceptionally(new StoreException("store is closed"));
       return done;
     }
-    Lane lane = pickLane();
+    Lane lane = mayRunLong ? longLane : pickLane();
     lane.queue.add(new Pending<>(op, done, mayRunLong));
     if (!running) {
       lane.failPending();
@@ -166,7 +179,7 @@ final class PgWriter implements AutoCloseable {
   }
 
   private boolean isLaneThread(Thread t) {
-    for (Lane lane : lanes) {
+    for (Lane lane : all) {
       if (lane.thread == t) {
         return true;
       }
@@ -207,11 +220,11 @@ final class PgWriter implements AutoCloseable {
   @Override
   public void close() {
     running = false;
-    for (Lane lane : lanes) {
+    for (Lane lane : all) {
       lane.thread.interrupt();
     }
     long deadline = System.nanoTime() + CLOSE_WAIT_NANOS;
-    for (Lane lane : lanes) {
+    for (Lane lane : all) {
       try {
         lane.thread.join(Duration.ofNanos(Math.max(1, deadline - System.nanoTime())));
         if (lane.thread.isAlive()) {
@@ -242,10 +255,10 @@ final class PgWriter implements AutoCloseable {
     /** The read timeout the connection has now: the stall timeout, or 0 for long work. */
     private int boundMillis;
 
-    Lane(int index, Supplier<Connection> connect, int stripe) {
+    Lane(String name, Supplier<Connection> connect, int stripe) {
       this.connect = connect;
       this.stripe = stripe;
-      this.thread = Thread.ofPlatform().name("wharf-pg-writer-" + index).daemon().start(this::loop);
+      this.thread = Thread.ofPlatform().name("wharf-pg-writer-" + name).daemon().start(this::loop);
     }
 
     private void loop() {

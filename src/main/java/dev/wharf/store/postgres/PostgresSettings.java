@@ -13,8 +13,8 @@ import java.util.regex.Pattern;
  * @param url a {@code jdbc:postgresql:} URL; {@code currentSchema} in it selects the schema
  * @param user null when the URL carries it (or trust authentication needs none)
  * @param password null when the URL carries it or none is needed
- * @param poolSize connections for writes and reads together (the listener and the reaper lock
- *     take one more each)
+ * @param poolSize connections for writes and reads together (the listener, the reaper lock and
+ *     purges with queue deletions take one more each)
  * @param stallTimeout how long a node waits for the database to answer (a new connection's
  *     login, a statement, a commit) before it takes that connection for dead; a purge, a queue's
  *     deletion and the start's migrations wait as long as they take
