@@ -16,8 +16,9 @@ import java.util.function.LongSupplier;
  * were stuck.
  *
  * <p>A database that stalls (a wait for its answer ran out: {@link PgStall}) is known apart. The
- * listener's every try then waits the stall timeout before it fails, so that knowledge lasts
- * that long and 2 s more ({@link #stallFreshFor}), not to lapse between two tries; and while it
+ * listener's every try then waits a login's bound before it fails (the stall timeout in whole
+ * seconds, rounded up), so that knowledge lasts that long and 2 s more ({@link #stallFreshFor}),
+ * not to lapse between two tries; and while it
  * holds, writers do not try a new connection either ({@link #stalled}), as its login would only
  * wait as long. A session the server ended (an administrator, a restart) does not stop them.
  */
@@ -44,9 +45,12 @@ final class PgHealth {
     this.stallFreshNanos = stallFreshNanos;
   }
 
-  /** How long knowledge of a stall lasts when a try may wait {@code stallNanos} to fail. */
-  static long stallFreshFor(long stallNanos) {
-    return Math.max(FRESH_NANOS, stallNanos + 2_000_000_000L);
+  /**
+   * How long knowledge of a stall lasts: longer than one of the listener's tries, a login the
+   * driver bounds in whole seconds, and its pause of a second at most before the next.
+   */
+  static long stallFreshFor(PostgresSettings s) {
+    return Math.max(FRESH_NANOS, s.stallTimeoutSeconds() * 1_000_000_000L + 2_000_000_000L);
   }
 
   /** Something reached the database: reads go to it again. */

@@ -59,7 +59,7 @@ public final class PostgresStore implements Store {
     this.settings = settings;
     this.pollMillis = pollMillis;
     this.health =
-        new PgHealth(System::nanoTime, PgHealth.stallFreshFor(settings.stallTimeout().toNanos()));
+        new PgHealth(System::nanoTime, PgHealth.stallFreshFor(settings));
   }
 
   @Override

@@ -5,6 +5,7 @@ import static org.assertj.core.api.Assertions.assertThat;
 import dev.wharf.store.StoreException;
 import java.sql.SQLException;
 import java.sql.SQLTransientConnectionException;
+import java.time.Duration;
 import java.util.concurrent.atomic.AtomicLong;
 import org.junit.jupiter.api.Test;
 
@@ -22,6 +23,20 @@ class PgHealthTest {
     assertThat(health.unreachable()).isEqualTo("Connection to 127.0.0.1:5432 refused.");
     health.reached();
     assertThat(health.unreachable()).isNull();
+  }
+
+  @Test
+  void aStallIsKnownLongerThanTheListenersNextTryTakes() {
+    // The listener's next try after a stall: at most a second's pause, then a login the driver
+    // bounds in whole seconds, rounded up (2 s for 1.001 s); room for a loaded machine besides.
+    PostgresSettings justOverASecond = new PostgresSettings("jdbc:postgresql://h/d", null, null, 2,
+        Duration.ofMillis(1001));
+    assertThat(PgHealth.stallFreshFor(justOverASecond))
+        .isGreaterThanOrEqualTo(1_000_000_000L + 2_000_000_000L + 500_000_000L);
+    PostgresSettings tenSeconds = new PostgresSettings("jdbc:postgresql://h/d", null, null, 2,
+        Duration.ofSeconds(10));
+    assertThat(PgHealth.stallFreshFor(tenSeconds))
+        .isGreaterThanOrEqualTo(1_000_000_000L + 10_000_000_000L + 500_000_000L);
   }
 
   @Test
