@@ -408,12 +408,13 @@ final class PgWriter implements AutoCloseable {
         // Whatever failed, nothing of this transaction may reach a later commit.
         boolean connectionLost = rollbackOrDrop();
         boolean timedOut = PgStall.timedOut(e);
-        if (connectionLost && !committing && mayReconnect && !timedOut) {
+        if (connectionLost && !committing && mayReconnect && !timedOut && running) {
           // Dead before the commit was sent (an idle connection the server dropped is found so,
           // by its first statement): nothing of the batch can have been committed, so it runs
           // again on a new connection instead of failing its callers. After a commit was sent
           // the outcome is unknown, and a second run could write the batch twice. Nor after a
           // wait that ran out: the database did not answer, and would keep a new one waiting.
+          // Nor once the writer closes: the close ended that connection, and wants none more.
           again = true;
         } else if (batch.size() == 1 || !mayRetrySingly || connectionLost) {
           // A write into a deleted queue is its caller's answer, not a failure of the store.
