@@ -25,8 +25,6 @@ import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicBoolean;
 import java.util.concurrent.locks.LockSupport;
 import java.util.function.Supplier;
-import java.util.regex.Matcher;
-import java.util.regex.Pattern;
 import org.assertj.core.api.SoftAssertions;
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.BeforeEach;
@@ -53,12 +51,10 @@ class PgOutageOverHttpTest {
   void start() {
     PostgresSettings direct = TestDatabase.freshSchema(6);
     schema = TestDatabase.schemaOf(direct);
-    Matcher m = Pattern.compile("^jdbc:postgresql://([^/:]+)(?::(\\d+))?/").matcher(direct.url());
-    assertThat(m.find()).as("a host in " + direct.url()).isTrue();
-    proxy = new TcpProxy(m.group(1), m.group(2) == null ? 5432 : Integer.parseInt(m.group(2)));
+    TestDatabase.Relayed relayed = TestDatabase.throughRelay(direct);
+    proxy = relayed.proxy();
     open.add(proxy);
-    String url =
-        "jdbc:postgresql://127.0.0.1:" + proxy.port() + "/" + direct.url().substring(m.end());
+    String url = relayed.url();
     PostgresStore store = new PostgresStore(
         new PostgresSettings(url, direct.user(), direct.password(), direct.poolSize()));
     store.start();

@@ -1,5 +1,6 @@
 package dev.wharf.store.postgres;
 
+import dev.wharf.testing.TcpProxy;
 import io.zonky.test.db.postgres.embedded.EmbeddedPostgres;
 import java.io.IOException;
 import java.io.UncheckedIOException;
@@ -12,6 +13,8 @@ import java.util.Locale;
 import java.util.Set;
 import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.ThreadLocalRandom;
+import java.util.regex.Matcher;
+import java.util.regex.Pattern;
 
 /**
  * The PostgreSQL server tests run against: the one named by {@code WHARF_TEST_PG_URL} when set
@@ -63,6 +66,24 @@ public final class TestDatabase {
   }
 
   /** The schema a settings' URL points at. */
+  /** A relay in front of a test database, and the JDBC URL that reaches it through the relay. */
+  public record Relayed(TcpProxy proxy, String url) {}
+
+  /**
+   * Puts a {@link TcpProxy} in front of the database {@code direct} names, for outages the test
+   * makes without touching the database. The caller closes the proxy.
+   */
+  public static Relayed throughRelay(PostgresSettings direct) {
+    Matcher m = Pattern.compile("^jdbc:postgresql://([^/:]+)(?::(\\d+))?/").matcher(direct.url());
+    if (!m.find()) {
+      throw new IllegalArgumentException("no host in " + direct.url());
+    }
+    TcpProxy proxy =
+        new TcpProxy(m.group(1), m.group(2) == null ? 5432 : Integer.parseInt(m.group(2)));
+    return new Relayed(proxy,
+        "jdbc:postgresql://127.0.0.1:" + proxy.port() + "/" + direct.url().substring(m.end()));
+  }
+
   public static String schemaOf(PostgresSettings s) {
     int i = s.url().lastIndexOf("currentSchema=");
     return s.url().substring(i + "currentSchema=".length());
