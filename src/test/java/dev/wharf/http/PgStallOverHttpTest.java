@@ -297,15 +297,7 @@ class PgStallOverHttpTest {
   @Test
   void aPurgeWaitsOutTheStallAndIsAnsweredOnceTheDatabaseAnswers() {
     assertThat(api.put("/v1/queues/q", "{}").status()).isEqualTo(201);
-    // The purges' own connection live too: they have a lane of their own.
-    assertThat(api.post("/v1/queues/q/purge", "").status()).isEqualTo(200);
-    for (int i = 0; i < 3; i++) {
-      assertThat(publish("m-" + i)).isNotNull();
-    }
-    // Every lane holds a live connection: the purge's statement, not its login, meets the stall.
-    for (int i = 0; i < 4; i++) {
-      assertThat(api.post("/v1/queues/q/receive", "{\"max\": 1}").status()).isEqualTo(200);
-    }
+    connectEveryLane();
     proxy.freeze();
     CompletableFuture<Reply> purge =
         CompletableFuture.supplyAsync(() -> api.post("/v1/queues/q/purge", ""), ASYNC);
@@ -345,11 +337,11 @@ class PgStallOverHttpTest {
     assertThat(stopMs).isLessThan(5000 + 5000 + ANSWER_MS);
   }
 
-  @Test
-  void writesAreAnsweredWithinTheStallTimeoutWhileAPurgeWaitsItOut() {
-    assertThat(api.put("/v1/queues/q", "{}").status()).isEqualTo(201);
-    assertThat(api.put("/v1/queues/other", "{}").status()).isEqualTo(201);
-    // Every writer connection live before the stall, the purges' own too.
+  /**
+   * Opens every writer lane's connection on queue q, the purges' own lane too, so that what the
+   * stall meets is a statement, not a login.
+   */
+  private void connectEveryLane() {
     assertThat(api.post("/v1/queues/q/purge", "").status()).isEqualTo(200);
     for (int i = 0; i < 3; i++) {
       assertThat(publish("m-" + i)).isNotNull();
@@ -357,6 +349,13 @@ class PgStallOverHttpTest {
     for (int i = 0; i < 4; i++) {
       assertThat(api.post("/v1/queues/q/receive", "{\"max\": 1}").status()).isEqualTo(200);
     }
+  }
+
+  @Test
+  void writesAreAnsweredWithinTheStallTimeoutWhileAPurgeWaitsItOut() {
+    assertThat(api.put("/v1/queues/q", "{}").status()).isEqualTo(201);
+    assertThat(api.put("/v1/queues/other", "{}").status()).isEqualTo(201);
+    connectEveryLane();
     proxy.freeze();
     CompletableFuture<Reply> purge =
         CompletableFuture.supplyAsync(() -> api.post("/v1/queues/q/purge", ""), ASYNC);
