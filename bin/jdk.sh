@@ -46,14 +46,14 @@ wharf_find_jdk
 # sizes its young generation to the load instead of beginning at a third of the default heap
 # (~128 MB on a 24 GB machine, every page of which a fresh server touches): 10,000 parked
 # long-polls held in 171-179 MB against 211-236 MB with the serial collector's defaults, with
-# throughput the same within this machine's noise (docs/benchmarks.md). The ceiling on the young
-# generation keeps a loaded server near the serial collector's footprint (~330 MB) instead of
-# the 570-760 MB the parallel collector grew to without it.
+# throughput the same within this machine's noise (docs/benchmark-log.md, 2026-11-26, night). The
+# ceiling on the young generation keeps a loaded server near the serial collector's footprint
+# (~330 MB) instead of the 570-760 MB the parallel collector grew to without it.
 WHARF_DEFAULT_JAVA_OPTS="-XX:+UseParallelGC -Xms64m -XX:MaxNewSize=128m"
 # The JIT's scratch memory is malloc'd: one compile peaked at 31 MB (NMT) while 10,000 long-polls
 # arrived, and glibc kept the freed pages. Trimming the C heap every 5 s gives them back: RSS at
-# the end of the hold 159-167 MB, against 181-187 MB without (docs/benchmarks.md). A product flag
-# from JDK 22 on.
+# the end of the hold 159-167 MB, against 181-187 MB without (docs/benchmark-log.md, the sixteenth
+# session). A product flag from JDK 22 on.
 if [ "$(wharf_java_major "$JAVA_HOME/bin/java")" -ge 22 ] 2>/dev/null; then
   WHARF_DEFAULT_JAVA_OPTS="$WHARF_DEFAULT_JAVA_OPTS -XX:TrimNativeHeapInterval=5000"
 fi

@@ -10,7 +10,7 @@ import org.slf4j.LoggerFactory;
  * Loads, on the second core, what a server start will need while the first is still parsing the
  * command line: the SQLite driver's native library, the YAML parser and the HTTP server's classes.
  * After a crash, the time until the server answers again is mostly such loading (see
- * docs/benchmarks.md), and it need not happen in a line.
+ * docs/benchmark-log.md), and it need not happen in a line.
  *
  * <p>Everything here only loads; a failure is left for the real start to report, where it has
  * the context to say what it was doing. SQLite is the default storage, so its library is loaded

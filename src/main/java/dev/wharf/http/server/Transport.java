@@ -17,7 +17,7 @@ import java.util.function.Supplier;
  * How the event loops drive their sockets ({@code server.transport}).
  *
  * <p>io_uring hands the kernel the reads and writes of many connections in one system call, where
- * epoll makes one call for each read and each write. On the 2-core VMs of docs/benchmarks.md, where
+ * epoll makes one call for each read and each write. On 2-core VMs (docs/benchmark-log.md), where
  * a system call is dear, that served ~10% more single publishes with less CPU. Many containers and
  * kernels forbid io_uring (a seccomp profile, {@code kernel.io_uring_disabled}), so {@link #AUTO}
  * falls back to epoll, and off Linux to NIO.

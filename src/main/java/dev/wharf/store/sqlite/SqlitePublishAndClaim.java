@@ -203,7 +203,8 @@ final class SqlitePublishAndClaim {
   /**
    * A batch of plain messages goes in multi-row INSERTs of 64, 32, ... 1 rows: one statement
    * step for many rows instead of one each, which roughly halved the insert time of 100-message
-   * batches in a bare loop (see docs/benchmarks.md). Powers of two keep the cached statements few.
+   * batches in a bare loop (see docs/benchmark-log.md). Powers of two keep the cached statements
+   * few.
    */
   private static List<PublishResult> insertPlainRows(
       Tx tx, String queue, List<PublishBatch> batches) throws SQLException {

@@ -59,7 +59,7 @@ public final class SqliteStore implements Store {
    * Page size of a new database file; an existing file keeps the one it was made with. 8 KB halves
    * the WAL frames (two write calls each) and checkpoint copies per message against 4 KB, which on
    * a guest where system calls are dear was worth more than the extra bytes a small commit syncs:
-   * docs/benchmarks.md has the three sizes side by side.
+   * docs/benchmark-log.md has the three sizes side by side (2026-11-27, pages of 8 KB).
    */
   public static final int DEFAULT_PAGE_SIZE = 8192;
   /** Publishes are refused while the disk has less room than this ({@link DiskFreeLimit}). */
