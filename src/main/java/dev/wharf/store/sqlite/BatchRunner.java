@@ -4,11 +4,7 @@ import dev.wharf.store.QueueGone;
 import dev.wharf.store.StorageFull;
 import dev.wharf.store.StoreException;
 import dev.wharf.store.sqlite.FsyncThread.Completion;
-import dev.wharf.store.sqlite.GroupCommitWriter.Answer;
-import dev.wharf.store.sqlite.GroupCommitWriter.GroupOp;
-import dev.wharf.store.sqlite.GroupCommitWriter.Grouped;
-import dev.wharf.store.sqlite.GroupCommitWriter.Pending;
-import dev.wharf.store.sqlite.GroupCommitWriter.Tx;
+import dev.wharf.store.sqlite.PendingWrite.Grouped;
 import java.sql.Connection;
 import java.sql.SQLException;
 import java.sql.Statement;
@@ -34,7 +30,7 @@ final class BatchRunner {
   /** The writer connection's native handle: how many rows it has changed, read per batch. */
   private final org.sqlite.core.DB db;
   private final Counters counters;
-  private final Tx tx;
+  private final WriterTx tx;
   private final FsyncThread fsync;
   /** Whether writes are failing now, for readiness. */
   private final WriteHealth health;
@@ -51,7 +47,7 @@ final class BatchRunner {
   BatchRunner(
       Connection conn,
       Counters counters,
-      Tx tx,
+      WriterTx tx,
       long nextSeq,
       FsyncThread fsync,
       WriteHealth health,
@@ -83,11 +79,11 @@ final class BatchRunner {
    * Runs the batch and answers its callers, or fails them. An empty batch writes back the leases
    * held in memory that have come of age.
    */
-  void runBatch(List<Pending<?>> batch) {
+  void runBatch(List<PendingWrite<?>> batch) {
     String broken = health.broken();
     if (broken != null) {
       // Queued before the fsync failed; a lease write-back (an empty batch) waits for a restart.
-      for (Pending<?> p : batch) {
+      for (PendingWrite<?> p : batch) {
         p.done().completeExceptionally(new StoreException(broken));
       }
       return;
@@ -114,7 +110,7 @@ final class BatchRunner {
   }
 
   /** Runs the batch's operations in the open transaction. */
-  private void apply(List<Pending<?>> batch, Object[] results) throws SQLException {
+  private void apply(List<PendingWrite<?>> batch, Object[] results) throws SQLException {
     // Most batches hold no grouped operation: no map for them.
     Map<Object, List<Integer>> groups = null;
     for (int i = 0; i < batch.size(); i++) {
@@ -127,7 +123,7 @@ final class BatchRunner {
       }
     }
     for (int i = 0; i < batch.size(); i++) {
-      Pending<?> p = batch.get(i);
+      PendingWrite<?> p = batch.get(i);
       if (p.grouped() == null) {
         results[i] = p.op().apply(tx);
       } else {
@@ -155,7 +151,7 @@ final class BatchRunner {
    * Rolls back a batch that failed, and fails its operations or runs each again alone: a batch
    * rolled back has answered no one yet.
    */
-  private void failed(List<Pending<?>> batch, Exception e) {
+  private void failed(List<PendingWrite<?>> batch, Exception e) {
     // A failure of any kind rolls back: left open, the batch's writes would be committed with
     // the next batch while its callers were told it failed.
     rollbackQuietly();
@@ -189,7 +185,7 @@ final class BatchRunner {
           WriteHealth.diskFull(e) ? new StorageFull(why, e) : new StoreException(why, e));
       return;
     }
-    for (Pending<?> p : batch) {
+    for (PendingWrite<?> p : batch) {
       if (room.keptForDeletions() && !p.freesRoom()) {
         // A deletion before it in the batch was just given the room kept, as the loop would
         // have refused it in a batch of its own.
@@ -204,7 +200,7 @@ final class BatchRunner {
    * Answers a committed batch's callers that may be answered at commit, and hands the rest to
    * the fsync thread, with what the batch makes durable.
    */
-  private void answer(List<Pending<?>> batch, Object[] results, long changesBefore) {
+  private void answer(List<PendingWrite<?>> batch, Object[] results, long changesBefore) {
     long committedAt = System.nanoTime();
     boolean wrote = changesBefore < 0 || changedSince(changesBefore);
     boolean wroteBack = tx.leases.wroteBackInTx();
@@ -217,7 +213,7 @@ final class BatchRunner {
     long number = ++batches;
     Set<Long> upserted = Set.copyOf(tx.upsertedInTx());
     fsync.upsertsInFlight(upserted, number);
-    List<Pending<?>> durable = new ArrayList<>(batch.size());
+    List<PendingWrite<?>> durable = new ArrayList<>(batch.size());
     List<Object> durableResults = new ArrayList<>(batch.size());
     List<Integer> early = new ArrayList<>();
     boolean waiting = false;
@@ -226,8 +222,8 @@ final class BatchRunner {
     // its caller hears if it failed.
     boolean settlesAtCommit = health.failure() == null;
     for (int i = 0; i < batch.size(); i++) {
-      Pending<?> p = batch.get(i);
-      if (p.answer() == Answer.COMMITTED && settlesAtCommit
+      PendingWrite<?> p = batch.get(i);
+      if (p.answer() == WriteAnswer.COMMITTED && settlesAtCommit
           || p.claim() && fsync.onDiskAlready((List<?>) results[i])) {
         early.add(i);
       } else {
@@ -260,7 +256,7 @@ final class BatchRunner {
     // Answered after the fsync thread has its work: what an answer runs on this thread (the
     // caller's continuation) must not hold back the fsync that publishes wait for.
     for (int i : early) {
-      GroupCommitWriter.complete(batch.get(i), results[i]);
+      PendingWrite.complete(batch.get(i), results[i]);
     }
   }
 
@@ -274,9 +270,10 @@ final class BatchRunner {
 
   /** Runs the grouped operations of one key together, in the order they came. */
   @SuppressWarnings("unchecked")
-  private void runGroup(List<Pending<?>> batch, List<Integer> members, Object[] results)
+  private void runGroup(List<PendingWrite<?>> batch, List<Integer> members, Object[] results)
       throws SQLException {
-    GroupOp<Object, Object> op = (GroupOp<Object, Object>) batch.get(members.get(0)).grouped().op();
+    WriterGroupOp<Object, Object> op =
+        (WriterGroupOp<Object, Object>) batch.get(members.get(0)).grouped().op();
     List<Object> requests = new ArrayList<>(members.size());
     for (int i : members) {
       requests.add(batch.get(i).grouped().request());

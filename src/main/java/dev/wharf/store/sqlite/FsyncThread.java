@@ -2,9 +2,6 @@ package dev.wharf.store.sqlite;
 
 import dev.wharf.store.Delivery;
 import dev.wharf.store.StoreException;
-import dev.wharf.store.sqlite.GroupCommitWriter.Pending;
-import dev.wharf.store.sqlite.GroupCommitWriter.Stages;
-import dev.wharf.store.sqlite.GroupCommitWriter.WalSync;
 import java.util.ArrayList;
 import java.util.Iterator;
 import java.util.List;
@@ -44,10 +41,10 @@ final class FsyncThread {
    */
   private final ConcurrentLinkedQueue<Waiting> awaitingDurable = new ConcurrentLinkedQueue<>();
   /** Told how long each fsync took, and each batch's wait for it; set by metrics. */
-  private volatile Stages stages = Stages.NONE;
+  private volatile WriterStages stages = WriterStages.NONE;
 
   /** A committed claim and its deliveries, to answer once every message in them is durable. */
-  private record Waiting(Pending<?> pending, List<?> deliveries) {}
+  private record Waiting(PendingWrite<?> pending, List<?> deliveries) {}
 
   /** @param durableSeq the highest seq already durable: every one in the database */
   FsyncThread(WalSync walSync, WriteHealth health, long durableSeq) {
@@ -65,7 +62,7 @@ final class FsyncThread {
     return thread;
   }
 
-  void observeStages(Stages observer) {
+  void observeStages(WriterStages observer) {
     stages = observer;
   }
 
@@ -80,7 +77,7 @@ final class FsyncThread {
   }
 
   /** A committed claim that leases a message not yet durable: answered once all of them are. */
-  void awaitDurable(Pending<?> pending, List<?> deliveries) {
+  void awaitDurable(PendingWrite<?> pending, List<?> deliveries) {
     awaitingDurable.add(new Waiting(pending, deliveries));
   }
 
@@ -167,7 +164,7 @@ final class FsyncThread {
    * fsync made durable: messages up to {@code maxSeq}, and the key upserts of the batch.
    */
   record Completion(
-      List<Pending<?>> batch,
+      List<PendingWrite<?>> batch,
       Object[] results,
       long number,
       long maxSeq,
@@ -178,7 +175,7 @@ final class FsyncThread {
     @Override
     public void run() {
       for (int i = 0; i < batch.size(); i++) {
-        GroupCommitWriter.complete(batch.get(i), results[i]);
+        PendingWrite.complete(batch.get(i), results[i]);
       }
     }
 
@@ -194,7 +191,7 @@ final class FsyncThread {
       if (w.pending().done().isDone()) {
         it.remove();
       } else if (onDiskAlready(w.deliveries())) {
-        GroupCommitWriter.complete(w.pending(), w.deliveries());
+        PendingWrite.complete(w.pending(), w.deliveries());
         it.remove();
       }
     }

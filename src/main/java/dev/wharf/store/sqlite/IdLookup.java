@@ -1,7 +1,6 @@
 package dev.wharf.store.sqlite;
 
 import dev.wharf.store.MessageIds;
-import dev.wharf.store.sqlite.GroupCommitWriter.Tx;
 import java.sql.Connection;
 import java.sql.PreparedStatement;
 import java.sql.ResultSet;
@@ -31,7 +30,7 @@ final class IdLookup {
   }
 
   /** The seq of the message {@code id} in {@code queue}, or -1 when the queue has no such one. */
-  long seq(Tx tx, String queue, String id) throws SQLException {
+  long seq(WriterTx tx, String queue, String id) throws SQLException {
     long seq = MessageIds.seqOf(id);
     if (seq >= 0 && found(tx.prepare(BY_SEQ), seq, queue, id)) {
       return seq;
@@ -39,7 +38,7 @@ final class IdLookup {
     return legacy == null ? -1 : legacySeq(tx.prepare(legacy), queue, id);
   }
 
-  /** As {@link #seq(Tx, String, String)}, on a reading connection. */
+  /** As {@link #seq(WriterTx, String, String)}, on a reading connection. */
   long seq(Connection c, String queue, String id) throws SQLException {
     long seq = MessageIds.seqOf(id);
     if (seq >= 0) {

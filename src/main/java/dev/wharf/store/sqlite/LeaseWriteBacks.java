@@ -1,6 +1,5 @@
 package dev.wharf.store.sqlite;
 
-import dev.wharf.store.sqlite.GroupCommitWriter.Pending;
 import java.util.concurrent.LinkedBlockingQueue;
 import java.util.concurrent.TimeUnit;
 
@@ -30,7 +29,7 @@ final class LeaseWriteBacks {
    * runs, which writes them back in a transaction of its own, so that a write-back that fails
    * fails no one's operation. Write-backs and batches of operations take turns while both wait.
    */
-  Pending<?> nextOrLeaseWriteBack(LinkedBlockingQueue<Pending<?>> queue)
+  PendingWrite<?> nextOrLeaseWriteBack(LinkedBlockingQueue<PendingWrite<?>> queue)
       throws InterruptedException {
     Long oldest = leases.oldestGrantedNanos();
     // After a failed fsync a write-back is refused at once, and the lease stays due: asking again
@@ -41,7 +40,7 @@ final class LeaseWriteBacks {
     }
     long due = Math.max(oldest + leases.maxAgeNanos(), writeBackRetryAt);
     long wait = due - System.nanoTime();
-    Pending<?> next = wait > 0 ? queue.poll(wait, TimeUnit.NANOSECONDS)
+    PendingWrite<?> next = wait > 0 ? queue.poll(wait, TimeUnit.NANOSECONDS)
         : wroteBackLast ? queue.poll() : null;
     wroteBackLast = next == null;
     return next;

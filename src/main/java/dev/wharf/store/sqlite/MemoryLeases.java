@@ -177,8 +177,7 @@ final class MemoryLeases {
    * A row of {@code queue} became ready with this visible time and seq. If that puts it at or
    * before the queue's cursor, the queue's leases are written back and the cursor dropped.
    */
-  void madeReady(GroupCommitWriter.Tx tx, String queue, long visibleAt, long seq)
-      throws SQLException {
+  void madeReady(WriterTx tx, String queue, long visibleAt, long seq) throws SQLException {
     Cursor c = cursors.get(queue);
     if (c != null && c.atOrAfter(visibleAt, seq)) {
       writeBackQueue(tx, queue);
@@ -186,7 +185,7 @@ final class MemoryLeases {
   }
 
   /** Writes back every lease of {@code queue} and drops its cursor. */
-  void writeBackQueue(GroupCommitWriter.Tx tx, String queue) throws SQLException {
+  void writeBackQueue(WriterTx tx, String queue) throws SQLException {
     writeBack(tx, l -> l.queue().equals(queue));
     Cursor before = cursors.remove(queue);
     if (before != null) {
@@ -195,7 +194,7 @@ final class MemoryLeases {
   }
 
   /** Writes back the lease of one row, if one is held here. */
-  void writeBackSeq(GroupCommitWriter.Tx tx, long seq) throws SQLException {
+  void writeBackSeq(WriterTx tx, long seq) throws SQLException {
     Lease l = bySeq.get(seq);
     if (l != null) {
       write(tx, List.of(l));
@@ -203,17 +202,17 @@ final class MemoryLeases {
   }
 
   /** Writes back every lease (a clean shutdown, so a restart honours them). */
-  void writeBackAll(GroupCommitWriter.Tx tx) throws SQLException {
+  void writeBackAll(WriterTx tx) throws SQLException {
     writeBack(tx, l -> true);
   }
 
   /** Writes back the leases that end at or before {@code now}, for the lease reaper. */
-  void writeBackDue(GroupCommitWriter.Tx tx, long now) throws SQLException {
+  void writeBackDue(WriterTx tx, long now) throws SQLException {
     writeBack(tx, l -> l.until() <= now);
   }
 
   /** Writes back the leases of messages whose TTL ends at or before {@code now}. */
-  void writeBackTtlDue(GroupCommitWriter.Tx tx, long now) throws SQLException {
+  void writeBackTtlDue(WriterTx tx, long now) throws SQLException {
     writeBack(tx, l -> l.expiresAt() <= now);
   }
 
@@ -221,7 +220,7 @@ final class MemoryLeases {
    * Writes back the leases granted before {@code grantedBeforeNanos}, oldest first, up to {@link
    * #AGED_PER_TRANSACTION}.
    */
-  void writeBackOlderThan(GroupCommitWriter.Tx tx, long grantedBeforeNanos) throws SQLException {
+  void writeBackOlderThan(WriterTx tx, long grantedBeforeNanos) throws SQLException {
     Long oldest = oldestGrantedNanos();
     if (oldest == null || oldest - grantedBeforeNanos > 0) {
       return;
@@ -242,7 +241,7 @@ final class MemoryLeases {
     return it.hasNext() ? it.next().grantedNanos() : null;
   }
 
-  private void writeBack(GroupCommitWriter.Tx tx, Predicate<Lease> which) throws SQLException {
+  private void writeBack(WriterTx tx, Predicate<Lease> which) throws SQLException {
     if (bySeq.isEmpty()) {
       return;
     }
@@ -259,7 +258,7 @@ final class MemoryLeases {
    * Writes the leases to their rows as a claim used to, then forgets them. The rows' counters
    * already count them leased.
    */
-  private void write(GroupCommitWriter.Tx tx, List<Lease> leases) throws SQLException {
+  private void write(WriterTx tx, List<Lease> leases) throws SQLException {
     int i = 0;
     while (i < leases.size()) {
       int rows = Integer.highestOneBit(Math.min(leases.size() - i, WRITE_BACK_ROWS));

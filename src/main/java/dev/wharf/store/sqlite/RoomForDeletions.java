@@ -1,8 +1,9 @@
 package dev.wharf.store.sqlite;
 
 import dev.wharf.store.StorageFull;
-import dev.wharf.store.sqlite.GroupCommitWriter.Pending;
 import java.sql.Connection;
+import java.util.Iterator;
+import java.util.List;
 import java.util.concurrent.atomic.AtomicInteger;
 import java.util.function.Supplier;
 import java.util.logging.Logger;
@@ -15,6 +16,10 @@ import java.util.logging.Logger;
 final class RoomForDeletions {
   // The writer's logger: an operator follows the writer's full disk under one name.
   private static final Logger LOG = Logger.getLogger(GroupCommitWriter.class.getName());
+
+  /** Why writes but an operator's deletions are refused while {@link #keptForDeletions}. */
+  static final String ROOM_KEPT_FOR_DELETIONS =
+      "the disk is full; its last room goes to a purge or delete under way";
 
   /** Room given up for an operator's deletion on a full disk. */
   private final RoomReserve reserve;
@@ -77,8 +82,19 @@ final class RoomForDeletions {
   }
 
   /** Refuses a write while the room is kept for deletions ({@link #keptForDeletions}). */
-  static void refuse(Pending<?> p) {
+  static void refuse(PendingWrite<?> p) {
     p.done().completeExceptionally(
-        new StorageFull("write failed: " + GroupCommitWriter.ROOM_KEPT_FOR_DELETIONS, null));
+        new StorageFull("write failed: " + ROOM_KEPT_FOR_DELETIONS, null));
+  }
+
+  /** Refuses every write of the batch but the operator's deletions, and takes them out of it. */
+  static void refuseAllButDeletions(List<PendingWrite<?>> batch) {
+    for (Iterator<PendingWrite<?>> it = batch.iterator(); it.hasNext(); ) {
+      PendingWrite<?> p = it.next();
+      if (!p.freesRoom()) {
+        refuse(p);
+        it.remove();
+      }
+    }
   }
 }

@@ -1,6 +1,5 @@
 package dev.wharf.store.sqlite;
 
-import dev.wharf.store.sqlite.GroupCommitWriter.Tx;
 import java.sql.Connection;
 import java.sql.PreparedStatement;
 import java.sql.ResultSet;
@@ -28,7 +27,7 @@ final class SeqBlocks {
    * Writes a new block's bound in the open transaction when it hands out seqs beyond the last one,
    * so the two are durable together. Returns the bound in force once the transaction commits.
    */
-  long reserveSeqs(Tx tx) throws SQLException {
+  long reserveSeqs(WriterTx tx) throws SQLException {
     long highest = tx.highestSeq();
     if (highest <= seqsReservedUpTo) {
       return seqsReservedUpTo;

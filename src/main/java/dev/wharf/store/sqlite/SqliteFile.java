@@ -30,7 +30,7 @@ final class SqliteFile {
   private final int pageSize;
   /** Frames past which the WAL restarts; 0: {@link Checkpointer#RESTART_BYTES} worth. */
   private final long walRestartFrames;
-  private final GroupCommitWriter.WalSync beforeSync;
+  private final WalSync beforeSync;
   private final Counters counters;
   private final DiskRoom room;
   /** False only in tests that place each passive checkpoint ({@link SqliteStore#checkpointNow}). */
@@ -58,7 +58,7 @@ final class SqliteFile {
       Path file,
       int pageSize,
       long walRestartFrames,
-      GroupCommitWriter.WalSync beforeSync,
+      WalSync beforeSync,
       Counters counters,
       DiskRoom room) {
     this.file = file;
@@ -108,7 +108,7 @@ final class SqliteFile {
               },
               checkpointer::restart,
               memoryLeases,
-              GroupCommitWriter.firstSeq(writeConn),
+              SeqBlocks.firstSeq(writeConn),
               health,
               reserve);
       reads = new ReadPool(url, 4);

@@ -57,7 +57,7 @@ final class SqliteMetrics {
             "wharf_sqlite_batch_durable",
             "From each batch's commit to the return of the WAL fsync that covers it");
     writer.observeStages(
-        new GroupCommitWriter.Stages(
+        new WriterStages(
             nanos -> queued.record(nanos, TimeUnit.NANOSECONDS),
             nanos -> ran.record(nanos, TimeUnit.NANOSECONDS),
             nanos -> fsyncs.record(nanos, TimeUnit.NANOSECONDS),

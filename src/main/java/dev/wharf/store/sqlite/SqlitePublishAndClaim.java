@@ -10,7 +10,6 @@ import dev.wharf.store.MessageState;
 import dev.wharf.store.NewMessage;
 import dev.wharf.store.PublishBatch;
 import dev.wharf.store.PublishResult;
-import dev.wharf.store.sqlite.GroupCommitWriter.Tx;
 import java.sql.PreparedStatement;
 import java.sql.ResultSet;
 import java.sql.SQLException;
@@ -26,7 +25,7 @@ final class SqlitePublishAndClaim {
 
   private SqlitePublishAndClaim() {}
 
-  static List<PublishResult> publish(Tx tx, PublishBatch b) throws SQLException {
+  static List<PublishResult> publish(WriterTx tx, PublishBatch b) throws SQLException {
     tx.requireQueue(b.queue());
     long now = b.now().toEpochMilli();
     if (b.messages().size() > 1 && allPlain(b)) {
@@ -61,7 +60,7 @@ final class SqlitePublishAndClaim {
     return out;
   }
 
-  private static String idempotentFirst(Tx tx, String queue, String key, long now)
+  private static String idempotentFirst(WriterTx tx, String queue, String key, long now)
       throws SQLException {
     PreparedStatement ps =
         tx.prepare(
@@ -74,7 +73,7 @@ final class SqlitePublishAndClaim {
     }
   }
 
-  private static PublishResult replaceByKey(Tx tx, String queue, NewMessage m)
+  private static PublishResult replaceByKey(WriterTx tx, String queue, NewMessage m)
       throws SQLException {
     KeyedRow row = findByKey(tx, queue, m.key());
     if (row != null && tx.leases.get(row.seq()) != null) {
@@ -104,7 +103,7 @@ final class SqlitePublishAndClaim {
    * its row as leased by now: a lease of the key's held in memory is a ready row that {@link
    * #findByKey} finds, and the queue's leases were written back then.
    */
-  private static void supersedeLeased(Tx tx, String queue, String key) throws SQLException {
+  private static void supersedeLeased(WriterTx tx, String queue, String key) throws SQLException {
     PreparedStatement ps =
         tx.prepare(
             "UPDATE messages INDEXED BY m_key_leased SET superseded = 1"
@@ -117,7 +116,7 @@ final class SqlitePublishAndClaim {
   private record KeyedRow(long seq, String id) {}
 
   /** The newest ready message of the queue with this key, or null. */
-  private static KeyedRow findByKey(Tx tx, String queue, String key) throws SQLException {
+  private static KeyedRow findByKey(WriterTx tx, String queue, String key) throws SQLException {
     PreparedStatement find =
         tx.prepare(
             "SELECT seq, id FROM messages WHERE queue = ? AND msg_key = ? AND state = 0"
@@ -167,7 +166,7 @@ final class SqlitePublishAndClaim {
    * rows go in the same multi-row INSERTs, where one request's publish of one message would
    * otherwise run a statement of its own. Each request gets its own messages' results.
    */
-  static List<List<PublishResult>> publishPlainTogether(Tx tx, List<PublishBatch> batches)
+  static List<List<PublishResult>> publishPlainTogether(WriterTx tx, List<PublishBatch> batches)
       throws SQLException {
     tx.requireQueue(batches.get(0).queue());
     List<PublishResult> all = insertPlainRows(tx, batches.get(0).queue(), batches);
@@ -207,7 +206,7 @@ final class SqlitePublishAndClaim {
    * few.
    */
   private static List<PublishResult> insertPlainRows(
-      Tx tx, String queue, List<PublishBatch> batches) throws SQLException {
+      WriterTx tx, String queue, List<PublishBatch> batches) throws SQLException {
     int total = 0;
     for (PublishBatch b : batches) {
       total += b.messages().size();
@@ -256,7 +255,8 @@ final class SqlitePublishAndClaim {
   }
 
   /** Writes one new message and returns the id it was given. */
-  private static String insert(Tx tx, String queue, NewMessage m, long now) throws SQLException {
+  private static String insert(WriterTx tx, String queue, NewMessage m, long now)
+      throws SQLException {
     String headers = MessageRows.headers(m.headers());
     Long expiresAt = MessageRows.millis(m.expiresAt());
     boolean plain =
@@ -283,7 +283,7 @@ final class SqlitePublishAndClaim {
     return id;
   }
 
-  static List<Delivery> claim(Tx tx, ClaimRequest r) throws SQLException {
+  static List<Delivery> claim(WriterTx tx, ClaimRequest r) throws SQLException {
     return lease(tx, r, pick(tx, r));
   }
 
@@ -297,7 +297,7 @@ final class SqlitePublishAndClaim {
    * (the driver reads every column's name again for each query); for a claim of a hundred it is
    * not, and such claims run alone, as they measured slightly faster that way.
    */
-  static List<List<Delivery>> claimTogether(Tx tx, List<ClaimRequest> claims)
+  static List<List<Delivery>> claimTogether(WriterTx tx, List<ClaimRequest> claims)
       throws SQLException {
     List<List<Delivery>> out = new ArrayList<>(claims.size());
     int first = 0;
@@ -317,7 +317,7 @@ final class SqlitePublishAndClaim {
   }
 
   private static List<List<Delivery>> readTogether(
-      Tx tx, List<ClaimRequest> claims, int wanted) throws SQLException {
+      WriterTx tx, List<ClaimRequest> claims, int wanted) throws SQLException {
     Instant latest = claims.get(0).now();
     long bytesWanted = 0;
     for (ClaimRequest r : claims) {
@@ -352,7 +352,7 @@ final class SqlitePublishAndClaim {
   }
 
   /** The queue's first {@code r.max()} visible messages within its byte bound, in delivery order. */
-  private static List<Message> pick(Tx tx, ClaimRequest r) throws SQLException {
+  private static List<Message> pick(WriterTx tx, ClaimRequest r) throws SQLException {
     MemoryLeases.Cursor after = tx.leases.cursor(r.queue());
     if (after == null) {
       return MessageRows.pickReady(tx.prepare(PICK), r);
@@ -383,7 +383,7 @@ final class SqlitePublishAndClaim {
    * Leases {@code picked} under {@code r}'s lease. The leases are held in memory ({@link
    * MemoryLeases}); their rows are written only if an ack does not come first.
    */
-  private static List<Delivery> lease(Tx tx, ClaimRequest r, List<Message> picked) {
+  private static List<Delivery> lease(WriterTx tx, ClaimRequest r, List<Message> picked) {
     if (picked.isEmpty()) {
       return List.of();
     }

@@ -1,7 +1,6 @@
 package dev.wharf.store.sqlite;
 
 import dev.wharf.store.MessageState;
-import dev.wharf.store.sqlite.GroupCommitWriter.Tx;
 import java.sql.PreparedStatement;
 import java.sql.ResultSet;
 import java.sql.SQLException;
@@ -35,7 +34,7 @@ final class SqliteQueueDeletion {
    * Deletes up to {@code limit} of a queue's ready messages published up to seq {@code upTo},
    * oldest first; returns how many.
    */
-  static int deleteReady(Tx tx, String queue, long upTo, int limit) throws SQLException {
+  static int deleteReady(WriterTx tx, String queue, long upTo, int limit) throws SQLException {
     // Leases held in memory are ready rows to the index: written back, they are leased rows.
     tx.leases.writeBackQueue(tx, queue);
     String chunk =
@@ -64,7 +63,7 @@ final class SqliteQueueDeletion {
    * {@code upTo}, counting them out; returns how many. Each state is reached through its own
    * partial index.
    */
-  static int deleteNotReady(Tx tx, String queue, long upTo, int limit) throws SQLException {
+  static int deleteNotReady(WriterTx tx, String queue, long upTo, int limit) throws SQLException {
     tx.leases.writeBackQueue(tx, queue);
     String[] byIndex = {
       "SELECT seq FROM messages INDEXED BY m_leased WHERE state = 1 AND queue = ? AND seq <= ?"
@@ -103,7 +102,7 @@ final class SqliteQueueDeletion {
    * Deletes what is left of a queue, in any state, in the transaction that deletes the queue: what
    * was published or leased after the chunks before it went.
    */
-  static void deleteRest(Tx tx, String queue) throws SQLException {
+  static void deleteRest(WriterTx tx, String queue) throws SQLException {
     tx.leases.writeBackQueue(tx, queue);
     String[] byIndex = {
       "DELETE FROM messages WHERE seq IN (SELECT seq FROM messages INDEXED BY m_ready"

@@ -3,7 +3,6 @@ package dev.wharf.store.sqlite;
 import dev.wharf.store.QueueRecord;
 import dev.wharf.store.jdbc.HeldRow;
 import dev.wharf.store.jdbc.QueueRows;
-import dev.wharf.store.sqlite.GroupCommitWriter.Tx;
 import java.sql.PreparedStatement;
 import java.sql.ResultSet;
 import java.sql.SQLException;
@@ -61,7 +60,7 @@ final class SqliteQueues {
     });
   }
 
-  private static void put(GroupCommitWriter.Tx tx, QueueRecord q) throws SQLException {
+  private static void put(WriterTx tx, QueueRecord q) throws SQLException {
     tx.queueMade(q.name());
     PreparedStatement ps =
         tx.prepare("INSERT OR REPLACE INTO queues(name, settings, config_hash) VALUES (?, ?, ?)");
@@ -117,7 +116,7 @@ final class SqliteQueues {
     return writer.makingRoom(() -> writer.submitFreeingRoom(tx -> deleteById(tx, queue, id)));
   }
 
-  private boolean deleteById(Tx tx, String queue, String id) throws SQLException {
+  private boolean deleteById(WriterTx tx, String queue, String id) throws SQLException {
     long seq = ids.seq(tx, queue, id);
     if (seq < 0) {
       return false;

@@ -47,7 +47,7 @@ final class SqliteReadiness {
     if (writer.roomKeptForDeletions()) {
       // The deletion's own batches on disk end the write failure that began it; every other
       // write is refused all the same until it is done.
-      return "storage writes are failing: " + GroupCommitWriter.ROOM_KEPT_FOR_DELETIONS;
+      return "storage writes are failing: " + RoomForDeletions.ROOM_KEPT_FOR_DELETIONS;
     }
     if (writer.writeFailure() != null) {
       probeWrite();

@@ -8,7 +8,6 @@ import dev.wharf.store.ReapResult;
 import dev.wharf.store.RedriveRequest;
 import dev.wharf.store.Redriven;
 import dev.wharf.store.jdbc.HeldRow;
-import dev.wharf.store.sqlite.GroupCommitWriter.Tx;
 import java.sql.PreparedStatement;
 import java.sql.SQLException;
 import java.time.Instant;
@@ -31,7 +30,7 @@ final class SqliteReap {
    */
   private static final String LEASE_ENDED_FIRST = "(expires_at IS NULL OR expires_at > lease_until)";
 
-  static ReapResult expireLeases(Tx tx, LeaseExpiryRequest r) throws SQLException {
+  static ReapResult expireLeases(WriterTx tx, LeaseExpiryRequest r) throws SQLException {
     long now = r.now().toEpochMilli();
     tx.leases.writeBackDue(tx, now);
     PreparedStatement ps =
@@ -63,7 +62,7 @@ final class SqliteReap {
     return new ReapResult(visible, dead, dropped, Map.of(), superseded, due.size());
   }
 
-  static ReapResult expireTtl(Tx tx, Instant at, int limit) throws SQLException {
+  static ReapResult expireTtl(WriterTx tx, Instant at, int limit) throws SQLException {
     tx.leases.writeBackTtlDue(tx, at.toEpochMilli());
     PreparedStatement ps =
         tx.prepare(
@@ -89,7 +88,7 @@ final class SqliteReap {
     return new ReapResult(Map.of(), Map.of(), Map.of(), expired, Map.of(), due.size());
   }
 
-  static int deleteExpired(Tx tx, Instant before, int limit) throws SQLException {
+  static int deleteExpired(WriterTx tx, Instant before, int limit) throws SQLException {
     PreparedStatement ps =
         tx.prepare(
             "SELECT seq, queue, state, lease_id, 0, attempt, original_queue, 0"
@@ -103,7 +102,7 @@ final class SqliteReap {
     return due.size();
   }
 
-  static int pruneIdempotency(Tx tx, Instant now, int limit) throws SQLException {
+  static int pruneIdempotency(WriterTx tx, Instant now, int limit) throws SQLException {
     PreparedStatement ps =
         tx.prepare(
             "DELETE FROM idempotency WHERE (queue, ikey) IN"
@@ -113,7 +112,7 @@ final class SqliteReap {
     return ps.executeUpdate();
   }
 
-  static Redriven redrive(Tx tx, RedriveRequest r, IdLookup ids) throws SQLException {
+  static Redriven redrive(WriterTx tx, RedriveRequest r, IdLookup ids) throws SQLException {
     // A dead-letter queue is consumed like any other: its leases held in memory are leases.
     tx.requireQueue(r.originalQueue());
     tx.leases.writeBackQueue(tx, r.deadLetterQueue());

@@ -8,7 +8,6 @@ import dev.wharf.store.MessageState;
 import dev.wharf.store.SettleKind;
 import dev.wharf.store.SettleRequest;
 import dev.wharf.store.jdbc.HeldRow;
-import dev.wharf.store.sqlite.GroupCommitWriter.Tx;
 import java.sql.PreparedStatement;
 import java.sql.ResultSet;
 import java.sql.SQLException;
@@ -29,7 +28,7 @@ final class SqliteSettle {
 
   private SqliteSettle() {}
 
-  static List<LeaseOutcome> settle(Tx tx, SettleRequest r) throws SQLException {
+  static List<LeaseOutcome> settle(WriterTx tx, SettleRequest r) throws SQLException {
     List<LeaseOutcome> out = new ArrayList<>(r.leaseIds().size());
     long now = r.now().toEpochMilli();
     LeaseOutcome[] inMemory = settleHeldInMemory(tx, r, now);
@@ -83,7 +82,7 @@ final class SqliteSettle {
    * so that what follows reads it as it would have had the lease been written at claim. Returns
    * each lease id's outcome where it was settled here, or null when none was.
    */
-  private static LeaseOutcome[] settleHeldInMemory(Tx tx, SettleRequest r, long now)
+  private static LeaseOutcome[] settleHeldInMemory(WriterTx tx, SettleRequest r, long now)
       throws SQLException {
     MemoryLeases memory = tx.leases;
     if (memory.size() == 0) {
@@ -164,7 +163,7 @@ final class SqliteSettle {
    * queue's cursor has the queue's other leases written back ({@link MemoryLeases#madeReady}),
    * not this one.
    */
-  private static void readyFromMemory(Tx tx, MemoryLeases.Lease held, long visibleAt)
+  private static void readyFromMemory(WriterTx tx, MemoryLeases.Lease held, long visibleAt)
       throws SQLException {
     tx.leases.release(held);
     PreparedStatement ps =
@@ -180,7 +179,8 @@ final class SqliteSettle {
   }
 
   /** The rows the lease ids name, by seq (absent: no such row). */
-  private static Map<Long, HeldRow> heldAll(Tx tx, List<String> leaseIds) throws SQLException {
+  private static Map<Long, HeldRow> heldAll(WriterTx tx, List<String> leaseIds)
+      throws SQLException {
     List<Long> seqs = LeaseIds.seqsOf(leaseIds);
     Map<Long, HeldRow> rows = new HashMap<>();
     if (seqs.isEmpty()) {
@@ -206,7 +206,7 @@ final class SqliteSettle {
   }
 
   /** Deletes acked rows in one statement; every one must go. */
-  private static void deleteAll(Tx tx, List<HeldRow> rows) throws SQLException {
+  private static void deleteAll(WriterTx tx, List<HeldRow> rows) throws SQLException {
     if (rows.isEmpty()) {
       return;
     }
@@ -233,8 +233,8 @@ final class SqliteSettle {
     return sb.toString();
   }
 
-  private static LeaseOutcome apply(Tx tx, SettleRequest r, HeldRow h, String leaseId, long now)
-      throws SQLException {
+  private static LeaseOutcome apply(
+      WriterTx tx, SettleRequest r, HeldRow h, String leaseId, long now) throws SQLException {
     return switch (r.kind()) {
       case ACK -> {
         delete(tx, h);
@@ -270,7 +270,7 @@ final class SqliteSettle {
    * SqlitePublishAndClaim.replaceByKey}).
    */
   private static LeaseOutcome toReadyOrGone(
-      Tx tx, HeldRow h, long visibleAt, int attemptChange, String leaseId, Outcome outcome)
+      WriterTx tx, HeldRow h, long visibleAt, int attemptChange, String leaseId, Outcome outcome)
       throws SQLException {
     if (h.superseded()) {
       delete(tx, h);
@@ -280,7 +280,7 @@ final class SqliteSettle {
     return LeaseOutcome.of(leaseId, outcome);
   }
 
-  static HeldRow held(Tx tx, long seq) throws SQLException {
+  static HeldRow held(WriterTx tx, long seq) throws SQLException {
     if (seq < 0) {
       return null;
     }
@@ -299,7 +299,7 @@ final class SqliteSettle {
     }
   }
 
-  static void delete(Tx tx, HeldRow h) throws SQLException {
+  static void delete(WriterTx tx, HeldRow h) throws SQLException {
     PreparedStatement ps = tx.prepare("DELETE FROM messages WHERE seq = ?");
     ps.setLong(1, h.seq());
     checkOne(ps.executeUpdate(), h);
@@ -311,7 +311,8 @@ final class SqliteSettle {
    *
    * @param attemptChange 0 keeps the attempt counted, -1 takes it back (defer, release)
    */
-  static void toReady(Tx tx, HeldRow h, long visibleAt, int attemptChange) throws SQLException {
+  static void toReady(WriterTx tx, HeldRow h, long visibleAt, int attemptChange)
+      throws SQLException {
     PreparedStatement ps =
         tx.prepare(
             "UPDATE messages SET state = 0, visible_at = ?, lease_id = NULL, lease_until = NULL,"
@@ -329,7 +330,7 @@ final class SqliteSettle {
    * superseded one dies as any other and loses its mark with its key, so that a lease a consumer
    * of the DLQ takes on it ends as any other lease.
    */
-  static Outcome toDead(Tx tx, HeldRow h, DeadLetterPolicy policy, String reason, long now)
+  static Outcome toDead(WriterTx tx, HeldRow h, DeadLetterPolicy policy, String reason, long now)
       throws SQLException {
     if (policy.deadLetterQueue() == null) {
       delete(tx, h);

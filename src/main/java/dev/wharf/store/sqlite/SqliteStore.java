@@ -20,7 +20,6 @@ import dev.wharf.store.SettleRequest;
 import dev.wharf.store.Store;
 import dev.wharf.store.StoreException;
 import dev.wharf.store.VisibleElsewhere;
-import dev.wharf.store.sqlite.GroupCommitWriter.Answer;
 import io.micrometer.core.instrument.MeterRegistry;
 import java.nio.file.Path;
 import java.sql.SQLException;
@@ -85,12 +84,12 @@ public final class SqliteStore implements Store {
   }
 
   /** With {@code beforeSync} run before every fsync of the WAL (tests hold fsyncs back). */
-  SqliteStore(Path file, long walRestartFrames, GroupCommitWriter.WalSync beforeSync) {
+  SqliteStore(Path file, long walRestartFrames, WalSync beforeSync) {
     this(file, DEFAULT_PAGE_SIZE, walRestartFrames, beforeSync);
   }
 
   private SqliteStore(
-      Path file, int pageSize, long walRestartFrames, GroupCommitWriter.WalSync beforeSync) {
+      Path file, int pageSize, long walRestartFrames, WalSync beforeSync) {
     database = new SqliteFile(file, pageSize, walRestartFrames, beforeSync, counters, room);
   }
 
@@ -239,9 +238,9 @@ public final class SqliteStore implements Store {
           new PlainPublishes(batch.queue()),
           batch,
           SqlitePublishAndClaim::publishPlainTogether,
-          Answer.DURABLE);
+          WriteAnswer.DURABLE);
     }
-    return writer.submitAsync(tx -> SqlitePublishAndClaim.publish(tx, batch), Answer.DURABLE);
+    return writer.submitAsync(tx -> SqlitePublishAndClaim.publish(tx, batch), WriteAnswer.DURABLE);
   }
 
   @Override
@@ -254,7 +253,7 @@ public final class SqliteStore implements Store {
   public CompletableFuture<List<Delivery>> messagesClaimAsync(ClaimRequest request) {
     // Claims of one queue in one batch read the queue's head once.
     return writer.submitGroupedAsync(
-        request.queue(), request, SqlitePublishAndClaim::claimTogether, Answer.CLAIM);
+        request.queue(), request, SqlitePublishAndClaim::claimTogether, WriteAnswer.CLAIM);
   }
 
   @Override
@@ -271,14 +270,14 @@ public final class SqliteStore implements Store {
     if (refused != null) {
       return refused;
     }
-    return writer.submitAsync(publishThenClaim(batch, claims), Answer.DURABLE);
+    return writer.submitAsync(publishThenClaim(batch, claims), WriteAnswer.DURABLE);
   }
 
   /**
    * Not a claim for the writer: what it leases was published in this very transaction, so it is
    * answered at the fsync that makes the publish durable.
    */
-  private static GroupCommitWriter.Op<PublishedAndClaimed> publishThenClaim(
+  private static WriterOp<PublishedAndClaimed> publishThenClaim(
       PublishBatch batch, List<ClaimRequest> claims) {
     return tx -> PublishThenClaim.run(
         SqlitePublishAndClaim.publish(tx, batch), claims, c -> SqlitePublishAndClaim.claim(tx, c));
@@ -287,12 +286,12 @@ public final class SqliteStore implements Store {
   /** Answered at commit: see {@link GroupCommitWriter} on what a power loss can undo. */
   @Override
   public List<LeaseOutcome> messagesSettle(SettleRequest request) {
-    return writer.submit(tx -> SqliteSettle.settle(tx, request), Answer.COMMITTED);
+    return writer.submit(tx -> SqliteSettle.settle(tx, request), WriteAnswer.COMMITTED);
   }
 
   @Override
   public CompletableFuture<List<LeaseOutcome>> messagesSettleAsync(SettleRequest request) {
-    return writer.submitAsync(tx -> SqliteSettle.settle(tx, request), Answer.COMMITTED);
+    return writer.submitAsync(tx -> SqliteSettle.settle(tx, request), WriteAnswer.COMMITTED);
   }
 
   @Override

@@ -163,7 +163,7 @@ class GroupCommitBatchTest {
     CompletableFuture<Object> failing = store.writer().submitAsync(tx -> {
       SqlitePublishAndClaim.publish(tx, batch("q", 1, 1));
       throw new IllegalStateException("a bug in an operation");
-    }, GroupCommitWriter.Answer.DURABLE);
+    }, WriteAnswer.DURABLE);
     CompletableFuture<?> after = store.messagesPublishAsync(batch("q", 2, 1));
     release.countDown();
 
@@ -188,7 +188,7 @@ class GroupCommitBatchTest {
     CompletableFuture<Object> failing = store.writer().submitAsync(tx -> {
       SqlitePublishAndClaim.claim(tx, claim("q", 1));
       throw new IllegalStateException("a bug after a claim");
-    }, GroupCommitWriter.Answer.DURABLE);
+    }, WriteAnswer.DURABLE);
     release.countDown();
 
     assertThat(first.get(5, TimeUnit.SECONDS)).extracting(GroupCommitBatchTest::name)
@@ -257,7 +257,7 @@ class GroupCommitBatchTest {
         Thread.currentThread().interrupt();
       }
       return null;
-    }, GroupCommitWriter.Answer.DURABLE);
+    }, WriteAnswer.DURABLE);
     assertThat(holding.await(5, TimeUnit.SECONDS)).isTrue();
   }
 

@@ -167,7 +167,7 @@ class SqliteFailedFsyncTest {
     java.util.concurrent.atomic.AtomicInteger rounds =
         new java.util.concurrent.atomic.AtomicInteger();
     store.writer().observeStages(
-        new GroupCommitWriter.Stages(n -> {}, n -> rounds.incrementAndGet(), n -> {}, n -> {}));
+        new WriterStages(n -> {}, n -> rounds.incrementAndGet(), n -> {}, n -> {}));
 
     // A window to count in, past the lease's write-back age: a write-back due and refused at once,
     // again and again, would run the writer's loop without pause.
@@ -176,11 +176,11 @@ class SqliteFailedFsyncTest {
     assertThat(rounds.get()).as("writer rounds while broken").isLessThan(10);
   }
 
-  private SqliteStore openStore(GroupCommitWriter.WalSync sync) {
+  private SqliteStore openStore(WalSync sync) {
     return openStore(sync, false);
   }
 
-  private SqliteStore openStore(GroupCommitWriter.WalSync sync, boolean checkpointOnlyWhenAsked) {
+  private SqliteStore openStore(WalSync sync, boolean checkpointOnlyWhenAsked) {
     SqliteStore s = SyncGate.storeAt(dir.resolve("wharf.db"), sync);
     if (checkpointOnlyWhenAsked) {
       s.checkpointOnlyWhenAsked();

@@ -36,7 +36,7 @@ class SqliteQueueChurnTest {
         store.messagesPublish(batch(q));
         store.queuesDelete(q);
       }
-      int held = store.writer().submit(GroupCommitWriter.Tx::queueNamesHeld);
+      int held = store.writer().submit(WriterTx::queueNamesHeld);
       assertThat(held).isEqualTo(1);
       // Still refused once deleted, and taken once made again.
       assertThatThrownBy(() -> store.messagesPublish(batch("churn-7")))

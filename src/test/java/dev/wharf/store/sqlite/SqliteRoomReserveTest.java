@@ -210,7 +210,7 @@ class SqliteRoomReserveTest {
         throw new IllegalStateException(e);
       }
       return null;
-    }, GroupCommitWriter.Answer.DURABLE);
+    }, WriteAnswer.DURABLE);
     CompletableFuture<Boolean> deleted = new CompletableFuture<>();
     Thread deleting = Thread.ofPlatform().start(() -> {
       try {

@@ -9,7 +9,7 @@ import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicInteger;
 
 /** Holds every fsync of the WAL while closed, but those it is told to let through. */
-final class SyncGate implements GroupCommitWriter.WalSync {
+final class SyncGate implements WalSync {
   private volatile boolean closed;
   private volatile boolean failNext;
   private final AtomicInteger calls = new AtomicInteger();
@@ -78,7 +78,7 @@ final class SyncGate implements GroupCommitWriter.WalSync {
    * A store (not yet started) on {@code file} whose every WAL fsync first passes {@code sync}: a
    * gate, or a test's own stand-in for the disk.
    */
-  static SqliteStore storeAt(Path file, GroupCommitWriter.WalSync sync) {
+  static SqliteStore storeAt(Path file, WalSync sync) {
     return new SqliteStore(file, Checkpointer.restartFrames(SqliteStore.DEFAULT_PAGE_SIZE), sync);
   }
 }
