@@ -267,7 +267,7 @@ final class SqliteSettle {
    * publish with its key superseded it while it was leased. Then it is deleted, and the consumer
    * is answered {@code outcome} all the same. A lease held in memory is never superseded: the
    * keyed publish wrote back the leases of its queue before it marked any ({@code
-   * SqlitePublishAndClaim.replaceByKey}).
+   * SqlitePublish.replaceByKey}).
    */
   private static LeaseOutcome toReadyOrGone(
       WriterTx tx, HeldRow h, long visibleAt, int attemptChange, String leaseId, Outcome outcome)

@@ -221,7 +221,7 @@ public final class SqliteStore implements Store {
   @Override
   public List<PublishResult> messagesPublish(PublishBatch batch) {
     room.refuseWhenLowOnDisk();
-    return writer.submit(tx -> SqlitePublishAndClaim.publish(tx, batch));
+    return writer.submit(tx -> SqlitePublish.publish(tx, batch));
   }
 
   /** The key plain publishes to one queue are grouped by (apart from claims' keys). */
@@ -233,27 +233,27 @@ public final class SqliteStore implements Store {
     if (refused != null) {
       return refused;
     }
-    if (!batch.messages().isEmpty() && SqlitePublishAndClaim.allPlain(batch)) {
+    if (!batch.messages().isEmpty() && SqlitePublish.allPlain(batch)) {
       return writer.submitGroupedAsync(
           new PlainPublishes(batch.queue()),
           batch,
-          SqlitePublishAndClaim::publishPlainTogether,
+          SqlitePublish::publishPlainTogether,
           WriteAnswer.DURABLE);
     }
-    return writer.submitAsync(tx -> SqlitePublishAndClaim.publish(tx, batch), WriteAnswer.DURABLE);
+    return writer.submitAsync(tx -> SqlitePublish.publish(tx, batch), WriteAnswer.DURABLE);
   }
 
   @Override
   public List<Delivery> messagesClaim(ClaimRequest request) {
     // A claim that found nothing needs no fsync: it changed nothing and promises nothing.
-    return writer.submitClaim(request.queue(), request, SqlitePublishAndClaim::claimTogether);
+    return writer.submitClaim(request.queue(), request, SqliteClaim::claimTogether);
   }
 
   @Override
   public CompletableFuture<List<Delivery>> messagesClaimAsync(ClaimRequest request) {
     // Claims of one queue in one batch read the queue's head once.
     return writer.submitGroupedAsync(
-        request.queue(), request, SqlitePublishAndClaim::claimTogether, WriteAnswer.CLAIM);
+        request.queue(), request, SqliteClaim::claimTogether, WriteAnswer.CLAIM);
   }
 
   @Override
@@ -280,7 +280,7 @@ public final class SqliteStore implements Store {
   private static WriterOp<PublishedAndClaimed> publishThenClaim(
       PublishBatch batch, List<ClaimRequest> claims) {
     return tx -> PublishThenClaim.run(
-        SqlitePublishAndClaim.publish(tx, batch), claims, c -> SqlitePublishAndClaim.claim(tx, c));
+        SqlitePublish.publish(tx, batch), claims, c -> SqliteClaim.claim(tx, c));
   }
 
   /** Answered at commit: see {@link GroupCommitWriter} on what a power loss can undo. */

@@ -161,7 +161,7 @@ class GroupCommitBatchTest {
     holdWriter();
     CompletableFuture<?> before = store.messagesPublishAsync(batch("q", 0, 1));
     CompletableFuture<Object> failing = store.writer().submitAsync(tx -> {
-      SqlitePublishAndClaim.publish(tx, batch("q", 1, 1));
+      SqlitePublish.publish(tx, batch("q", 1, 1));
       throw new IllegalStateException("a bug in an operation");
     }, WriteAnswer.DURABLE);
     CompletableFuture<?> after = store.messagesPublishAsync(batch("q", 2, 1));
@@ -186,7 +186,7 @@ class GroupCommitBatchTest {
     holdWriter();
     CompletableFuture<List<Delivery>> first = store.messagesClaimAsync(claim("q", 2));
     CompletableFuture<Object> failing = store.writer().submitAsync(tx -> {
-      SqlitePublishAndClaim.claim(tx, claim("q", 1));
+      SqliteClaim.claim(tx, claim("q", 1));
       throw new IllegalStateException("a bug after a claim");
     }, WriteAnswer.DURABLE);
     release.countDown();

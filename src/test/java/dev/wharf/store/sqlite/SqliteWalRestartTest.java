@@ -64,7 +64,7 @@ class SqliteWalRestartTest {
         }
         PublishBatch batch = new PublishBatch("q", rows, NOW, NOW);
         store.writer().submit(tx -> {
-          var results = SqlitePublishAndClaim.publish(tx, batch);
+          var results = SqlitePublish.publish(tx, batch);
           // A passive pass lands while this transaction is open, as it does under load.
           store.checkpointNow();
           return results;
