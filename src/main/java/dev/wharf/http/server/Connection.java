@@ -1,26 +1,16 @@
 package dev.wharf.http.server;
 
 import io.netty.buffer.ByteBuf;
-import io.netty.buffer.Unpooled;
 import io.netty.channel.ChannelHandlerContext;
 import io.netty.channel.ChannelInboundHandlerAdapter;
 import io.netty.channel.socket.ChannelInputShutdownEvent;
 import io.netty.handler.codec.DecoderException;
-import io.netty.handler.codec.DecoderResult;
-import io.netty.handler.codec.TooLongFrameException;
-import io.netty.handler.codec.http.DefaultFullHttpResponse;
 import io.netty.handler.codec.http.HttpContent;
-import io.netty.handler.codec.http.HttpMethod;
 import io.netty.handler.codec.http.HttpRequest;
-import io.netty.handler.codec.http.HttpResponseStatus;
 import io.netty.handler.codec.http.HttpUtil;
-import io.netty.handler.codec.http.HttpVersion;
 import io.netty.handler.codec.http.LastHttpContent;
-import io.netty.handler.codec.http.TooLongHttpHeaderException;
-import io.netty.handler.codec.http.TooLongHttpLineException;
 import io.netty.handler.timeout.IdleStateEvent;
 import io.netty.util.ReferenceCountUtil;
-import java.net.InetSocketAddress;
 import java.util.concurrent.Executor;
 import java.util.concurrent.RejectedExecutionException;
 import java.util.concurrent.atomic.AtomicBoolean;
@@ -28,21 +18,17 @@ import java.util.logging.Level;
 import java.util.logging.Logger;
 
 /**
- * One client connection, on its event loop: gathers each request's body (bounded), runs the
- * handler (on a virtual thread, or here when it never blocks and the request is small), and keeps
- * answers in request order. A pipelined request waits until the one before it is answered, and
- * the connection stops reading meanwhile. A refused request (malformed, an unknown expectation, a
- * body past the budget) is answered in its turn too, after those read before it; nothing read
- * after it is answered, and the connection closes. A client that shuts its side gets the answers
- * to the requests it sent whole, then the connection closes (see {@link #inputEnded()}).
+ * One client connection, on its event loop: gathers each request's body (bounded) and hands the
+ * request to {@link AnswersOwed}, which runs its handler and keeps answers in request order. A
+ * pipelined request waits until the one before it is answered, and the connection stops reading
+ * meanwhile. A refused request (malformed, an unknown expectation, a body past the budget) is
+ * answered in its turn too, after those read before it; nothing read after it is answered, and
+ * the connection closes. A client that shuts its side gets the answers to the requests it sent
+ * whole, then the connection closes (see {@link #inputEnded()}).
  */
 final class Connection extends ChannelInboundHandlerAdapter {
   private static final Logger LOG = Logger.getLogger(Connection.class.getName());
 
-  private final Handler handler;
-  private final ErrorBody errors;
-  private final BodyBudget budget;
-  private final int idleTicks;
   /** The server stops: close once no answer is owed (shared by every connection). */
   private final AtomicBoolean stopping;
 
@@ -62,28 +48,12 @@ final class Connection extends ChannelInboundHandlerAdapter {
   private HttpRequest head;
   private final BodyBeingRead body;
   private boolean skipping;
-  // The request being answered, and those read after it.
-  private Exchange current;
-  private final ReadAhead waiting = new ReadAhead();
-  // A request was refused: nothing read after it is taken (see Refusal).
-  private final Refusal refusal;
-  // The request being read asked for 100 Continue while answers before it were still owed: an
-  // interim answer may not overtake them, so it goes once they are out.
-  private HttpVersion owedContinue;
-  // That 100 Continue went out late, once the answers before it had: quiet periods count from
-  // the last bytes read, the headers, so the one under way may end just after it. That end is not
-  // held against the client, which so has at least a whole period to start its body. Cleared
-  // when bytes come.
-  private boolean continuedLate;
-  // Bytes came that do not make a whole request yet; quiet periods since the last bytes.
-  private boolean partial;
-  private int quiet;
+  // The requests read and not yet answered, and the answers that wait for theirs.
+  private final AnswersOwed answers;
+  // When bytes last came, and what a quiet period since means.
+  private final QuietPeriods quiet;
   // The client shut its side of the connection: nothing more comes. Read by handlers' threads.
   private volatile boolean inputEnded;
-  // The last answer is out and the connection is closing, within LingeringClose's bounds.
-  private boolean closing;
-  // Whether the client still reads what it is owed, asked at each quiet period.
-  private final StalledOutput output = new StalledOutput();
 
   /**
    * @param idleTicks how many quiet periods in a row (see {@link HttpServer.Limits}) close a
@@ -97,13 +67,10 @@ final class Connection extends ChannelInboundHandlerAdapter {
       BodyBudget budget,
       int idleTicks,
       AtomicBoolean stopping) {
-    this.handler = handler;
-    this.errors = errors;
-    this.budget = budget;
     this.body = new BodyBeingRead(maxBody, budget);
-    this.refusal = new Refusal(errors);
-    this.idleTicks = idleTicks;
     this.stopping = stopping;
+    this.quiet = new QuietPeriods(idleTicks);
+    this.answers = new AnswersOwed(this, handler, errors, budget, stopping, quiet);
   }
 
   /**
@@ -112,7 +79,7 @@ final class Connection extends ChannelInboundHandlerAdapter {
    * was pipelined behind that request is not answered, as after any {@code Connection: close}.
    */
   void stop() {
-    if (current == null && head == null && !partial && !closing) {
+    if (answers.idle() && head == null && !quiet.partial()) {
       ctx.close();
     }
   }
@@ -127,15 +94,9 @@ final class Connection extends ChannelInboundHandlerAdapter {
     return asked && !stopping.get();
   }
 
-  /** Sits before the HTTP codec: tells the connection that bytes arrived, whole requests or not. */
-  final class Arrivals extends ChannelInboundHandlerAdapter {
-    @Override
-    public void channelRead(ChannelHandlerContext ctx, Object msg) {
-      partial = true;
-      quiet = 0;
-      continuedLate = false;
-      ctx.fireChannelRead(msg);
-    }
+  /** Sits before the HTTP codec: hears that bytes arrived, whole requests or not. */
+  QuietPeriods quietPeriods() {
+    return quiet;
   }
 
   /**
@@ -154,21 +115,20 @@ final class Connection extends ChannelInboundHandlerAdapter {
       ctx.fireUserEventTriggered(evt);
       return;
     }
-    if (current != null && !closing && output.stalled(ctx.channel())) {
+    if (answers.outputStalled()) {
       // The client stopped reading its answer (a stream, a large batch): what it holds stays held
       // until it reads or leaves, so it is told to leave. Its writer hears the write failed.
       ctx.close();
       return;
     }
-    if (current != null || closing) {
+    if (!answers.idle()) {
       return;
     }
-    if ((partial || head != null) && continuedLate) {
-      // The client may have had this period's last moment to start its body: it gets one more.
-      continuedLate = false;
-    } else if (partial || head != null) {
-      reject(408, "request_timeout", "the request did not arrive in time");
-    } else if (++quiet >= idleTicks) {
+    if (quiet.partial() || head != null) {
+      if (quiet.requestLate()) {
+        reject(408, "request_timeout", "the request did not arrive in time");
+      }
+    } else if (quiet.idle()) {
       ctx.close();
     }
   }
@@ -182,16 +142,11 @@ final class Connection extends ChannelInboundHandlerAdapter {
    */
   private void inputEnded() {
     inputEnded = true;
-    if (head != null || partial) {
+    if (head != null || quiet.partial()) {
       dropRequestBeingRead();
-      partial = false;
+      quiet.requestEnded();
     }
-    if (current != null && current.waitsOnClient()) {
-      ctx.close();
-    } else if (current == null && !refusal.made()) {
-      // A refusal closes once it is written; with no answer owed, nothing is left to do.
-      ctx.close();
-    }
+    answers.inputEnded();
   }
 
   /** Whether the client has shut its side: see {@link #inputEnded()}. */
@@ -202,6 +157,7 @@ final class Connection extends ChannelInboundHandlerAdapter {
   @Override
   public void handlerAdded(ChannelHandlerContext ctx) {
     this.ctx = ctx;
+    answers.attach(ctx);
   }
 
   @Override
@@ -212,7 +168,7 @@ final class Connection extends ChannelInboundHandlerAdapter {
       }
       if (msg instanceof HttpContent content && !skipping && head != null) {
         if (!content.decoderResult().isSuccess()) {
-          refuseBody(content.decoderResult());
+          DecoderFailures.refuseBody(content.decoderResult(), this);
           return;
         }
         append(content.content());
@@ -226,14 +182,14 @@ final class Connection extends ChannelInboundHandlerAdapter {
   }
 
   private void begin(HttpRequest req) {
-    if (refusal.made() || closing) {
+    if (answers.refused() || answers.closing()) {
       // Pipelined after a refused request, or after an answer that closes the connection (sent
       // already, while the codec still held this request from the same read): never run, as its
       // answer could not be written.
       return;
     }
     if (!req.decoderResult().isSuccess()) {
-      refuse(req.decoderResult());
+      DecoderFailures.refuseHead(req.decoderResult(), this);
       return;
     }
     head = req;
@@ -252,28 +208,11 @@ final class Connection extends ChannelInboundHandlerAdapter {
         busy();
         return;
       }
-      continueIfAsked(req);
+      answers.continueIfAsked(req);
     } else if (declared < 0 && HttpUtil.isTransferEncodingChunked(req)) {
       body.chunked();
-      continueIfAsked(req);
+      answers.continueIfAsked(req);
     }
-  }
-
-  /** The body will be read: a client waiting for leave to send it gets 100 Continue. */
-  private void continueIfAsked(HttpRequest req) {
-    if (!HttpUtil.is100ContinueExpected(req)) {
-      return;
-    }
-    if (current != null) {
-      owedContinue = req.protocolVersion();
-      return;
-    }
-    sendContinue(req.protocolVersion());
-  }
-
-  private void sendContinue(HttpVersion version) {
-    ctx.writeAndFlush(
-        new DefaultFullHttpResponse(version, HttpResponseStatus.CONTINUE, Unpooled.EMPTY_BUFFER));
   }
 
   private void append(ByteBuf bytes) {
@@ -287,15 +226,15 @@ final class Connection extends ChannelInboundHandlerAdapter {
 
   /** The request is read (or its body refused as too large): queue it for its handler. */
   private void complete(boolean tooLarge) {
-    if (closing) {
+    if (answers.closing()) {
       // Begun before the connection started closing, its body read after: not run either.
       dropRequestBeingRead();
-      partial = false;
+      quiet.requestEnded();
       return;
     }
-    partial = false;
+    quiet.requestEnded();
     // The body came (or is refused) without waiting for leave: no 100 Continue is owed any more.
-    owedContinue = null;
+    answers.forgetContinue();
     HttpRequest req = head;
     byte[] bytes = null;
     long taken = 0;
@@ -307,100 +246,15 @@ final class Connection extends ChannelInboundHandlerAdapter {
     }
     head = null;
     skipping = tooLarge;
-    boolean keepAlive = !tooLarge && HttpUtil.isKeepAlive(req);
-    Exchange ex =
-        new Exchange(
-            ctx,
-            this,
-            req.protocolVersion(),
-            keepAlive,
-            req.method().equals(HttpMethod.HEAD),
-            taken);
-    Request request =
-        new Request(
-            req.method().name(),
-            req.uri(),
-            req.headers(),
-            bytes,
-            tooLarge,
-            (InetSocketAddress) ctx.channel().remoteAddress(),
-            ex);
-    if (current == null) {
-      run(ex, request);
-    } else {
-      waiting.add(ex, request, ctx.channel());
-    }
-  }
-
-  private void run(Exchange ex, Request req) {
-    current = ex;
-    output.reset();
-    HandlerDispatch.start(handler.route(req), ex, req, errors);
+    answers.take(req, bytes, tooLarge, taken);
   }
 
   /** On the event loop: the answer is written; the next request may go. */
   void finished(Exchange ex, boolean keepOpen) {
-    if (ex != current) {
-      return;
-    }
-    current = null;
-    ex.giveBackBody(budget);
-    if (!keepOpen || stopping.get()) {
-      waiting.drop(budget);
-      refusal.dropOwed();
-      closeAfterAnswer();
-      return;
-    }
-    ReadAhead.Queued next = waiting.poll();
-    if (next != null) {
-      run(next.ex(), next.req());
-      return;
-    }
-    DefaultFullHttpResponse owed = refusal.takeOwed();
-    if (owed != null) {
-      ctx.writeAndFlush(owed).addListener(f -> closeAfterAnswer());
-      return;
-    }
-    if (inputEnded) {
-      ctx.close();
-      return;
-    }
-    if (owedContinue != null) {
-      sendContinue(owedContinue);
-      owedContinue = null;
-      continuedLate = true;
-    }
-    waiting.resume(ctx.channel());
+    answers.finished(ex, keepOpen);
   }
 
-  /** What the HTTP decoder could not parse: answer it and close, nothing else on it is trusted. */
-  private void refuse(DecoderResult result) {
-    Throwable cause = result.cause();
-    if (cause instanceof TooLongHttpLineException) {
-      reject(414, "uri_too_long", "the request line is too long");
-    } else if (cause instanceof TooLongHttpHeaderException || cause instanceof TooLongFrameException) {
-      reject(431, "headers_too_large", "the request headers are too large");
-    } else {
-      reject(400, "invalid_request", "malformed HTTP request: " + cause.getMessage());
-    }
-  }
-
-  /**
-   * What the HTTP decoder could not parse in a body: its one line, a chunk's size line, is not
-   * the request line (414), and its trailer fields are not the headers.
-   */
-  private void refuseBody(DecoderResult result) {
-    Throwable cause = result.cause();
-    if (cause instanceof TooLongHttpLineException) {
-      reject(400, "invalid_request", "a chunk-size line of the body is too long");
-    } else if (cause instanceof TooLongHttpHeaderException) {
-      reject(400, "invalid_request", "the trailer fields of the body are too large");
-    } else {
-      refuse(result);
-    }
-  }
-
-  /** The body does not fit in what the server may hold: refused unread, and the connection closes. */
+  /** The body does not fit in what the server may hold: refused unread; the connection closes. */
   private void busy() {
     reject(
         503,
@@ -409,7 +263,10 @@ final class Connection extends ChannelInboundHandlerAdapter {
         "1");
   }
 
-  /** Refuses the request being read (see {@link HeadChecks} too), or drops it after a refusal. */
+  /**
+   * Refuses the request being read (see {@link HeadChecks} and {@link DecoderFailures} too), or
+   * drops it after a refusal.
+   */
   void reject(int status, String code, String detail) {
     reject(status, code, detail, null);
   }
@@ -419,44 +276,18 @@ final class Connection extends ChannelInboundHandlerAdapter {
     head = null;
     skipping = true;
     body.drop();
-    owedContinue = null;
+    answers.forgetContinue();
   }
 
   private void reject(int status, String code, String detail, String retryAfter) {
     dropRequestBeingRead();
-    DefaultFullHttpResponse res = refusal.make(status, code, detail, retryAfter);
-    if (res == null) {
-      return;
-    }
-    if (current != null) {
-      // The requests read before this one are answered first, in order; then this refusal.
-      ctx.channel().config().setAutoRead(false);
-      refusal.owe(res);
-      return;
-    }
-    ctx.writeAndFlush(res).addListener(f -> closeAfterAnswer());
-  }
-
-  /**
-   * On the event loop, once the last answer is written. Not a plain close: the client may still
-   * be sending what will not be read, and would lose the answer to the reset (see {@link
-   * LingeringClose}).
-   */
-  private void closeAfterAnswer() {
-    closing = true;
-    LingeringClose.start(ctx.channel());
+    answers.refuse(status, code, detail, retryAfter);
   }
 
   @Override
   public void channelInactive(ChannelHandlerContext ctx) {
     body.drop();
-    waiting.drop(budget);
-    refusal.dropOwed();
-    if (current != null) {
-      // Its handler may never answer now; the bytes go back once, here or when it does.
-      current.giveBackBody(budget);
-      current.disconnected();
-    }
+    answers.connectionGone();
   }
 
   @Override

@@ -182,7 +182,7 @@ public final class HttpServer implements AutoCloseable {
                               handler, errors, limits.maxBody(), bodies, idleTicks, stopping);
                       ch.pipeline()
                           .addLast(new IdleStateHandler(stalledMs, 0, 0, TimeUnit.MILLISECONDS))
-                          .addLast(connection.new Arrivals())
+                          .addLast(connection.quietPeriods())
                           .addLast(new HttpServerCodec(decoding, UNBOUNDED_PIPELINE))
                           .addLast(connection);
                     }

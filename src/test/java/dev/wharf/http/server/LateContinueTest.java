@@ -49,7 +49,7 @@ class LateContinueTest {
             new AtomicBoolean());
     channel =
         new EmbeddedChannel(
-            connection.new Arrivals(),
+            connection.quietPeriods(),
             new HttpServerCodec(new HttpDecoderConfig(), Integer.MAX_VALUE),
             connection) {
           @Override
