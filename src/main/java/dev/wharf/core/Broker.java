@@ -1,41 +1,31 @@
 package dev.wharf.core;
 
+import static dev.wharf.core.ArgumentRanges.checkLimit;
 import static dev.wharf.core.StoreCalls.await;
-import static dev.wharf.core.StoreCalls.guard;
 
-import dev.wharf.core.BrokerMetrics.Event;
 import dev.wharf.store.Delivery;
 import dev.wharf.store.Message;
 import dev.wharf.store.MessageState;
 import dev.wharf.store.PublishResult;
-import dev.wharf.store.QueueCounts;
 import dev.wharf.store.Redriven;
 import dev.wharf.store.Store;
-import dev.wharf.store.VisibleElsewhere;
 import io.micrometer.core.instrument.MeterRegistry;
 import java.time.Duration;
 import java.time.Instant;
 import java.time.InstantSource;
 import java.util.List;
 import java.util.concurrent.CompletableFuture;
-import java.util.concurrent.Executors;
 import java.util.concurrent.ScheduledExecutorService;
-import java.util.concurrent.ScheduledThreadPoolExecutor;
-import java.util.concurrent.TimeUnit;
-import java.util.logging.Logger;
 
 /**
  * The broker: every rule of the message state machine, above a {@link Store} that only persists.
  * Dialects parse, authorise, call one of these commands and render; failures come out as a {@link
  * BrokerException}. Settling leases lives in {@link Settlements}, reapers in {@link Reapers}; the
  * commands here hand their work to {@link Publishing}, {@link Receives}, {@link QueueChanges} and
- * {@link MessageAdmin}, which share the wakes for delayed messages ({@link DelayedWakes}).
+ * {@link MessageAdmin}, which share the wakes for delayed messages ({@link DelayedWakes}). Its
+ * timers and reapers run on {@link BrokerThreads}.
  */
 public final class Broker implements AutoCloseable {
-  private static final Logger LOG = Logger.getLogger(Broker.class.getName());
-  /** How long a close waits for a reaper pass under way to end. */
-  private static final long CLOSE_WAIT_SECONDS = 5;
-
   private final Store store;
   private final InstantSource clock;
   private final BrokerOptions options;
@@ -45,18 +35,13 @@ public final class Broker implements AutoCloseable {
   private final QueueDepths depths;
   private final Settlements settlements;
   private final Reapers reapers;
-  private final ScheduledExecutorService timers;
+  private final BrokerThreads threads;
   /** Timers that wake consumers when delayed messages come due. */
   private final DelayedWakes wakes;
   private final Receives receives;
   private final QueueChanges changes;
   private final MessageAdmin admin;
   private final Publishing publishing;
-  /**
-   * The reapers' own thread. Their passes wait on storage, which may stall for as long as the
-   * store lets it: on the timers' thread they would hold up every long-poll's timeout with them.
-   */
-  private final ScheduledExecutorService reaping;
   /** Config entries not applied for lack of room on the disk. */
   private final EntriesWaitingForRoom waitingForRoom;
 
@@ -68,19 +53,12 @@ public final class Broker implements AutoCloseable {
     this.waiters = new Waiters(options.maxWaiters(), q -> queues.find(q) != null);
     this.metrics = new BrokerMetrics(registry, q -> queues.find(q) != null);
     this.depths = new QueueDepths(store, clock, q -> queues.find(q) != null);
-    ScheduledThreadPoolExecutor t =
-        new ScheduledThreadPoolExecutor(
-            1, r -> Thread.ofPlatform().daemon().name("wharf-timers").unstarted(r));
-    // Every parked receive schedules its timeout; most are cancelled by a message first.
-    t.setRemoveOnCancelPolicy(true);
-    this.timers = t;
-    this.reaping =
-        Executors.newSingleThreadScheduledExecutor(
-            r -> Thread.ofPlatform().daemon().name("wharf-reapers").unstarted(r));
+    this.threads = new BrokerThreads();
+    ScheduledExecutorService t = threads.timers();
     this.wakes = new DelayedWakes(store, clock, queues, waiters, t);
     this.changes = new QueueChanges(queues, waiters, metrics, depths, wakes, this::watch);
     this.waitingForRoom = new EntriesWaitingForRoom(changes, t);
-    this.admin = new MessageAdmin(store, clock, queues, wakes);
+    this.admin = new MessageAdmin(store, clock, queues, metrics, wakes);
     this.publishing = new Publishing(store, clock, options, queues, waiters, metrics, wakes);
     this.settlements = new Settlements(this);
     this.receives =
@@ -91,18 +69,14 @@ public final class Broker implements AutoCloseable {
   /** Loads queues and starts the reapers and cross-node wake-ups. The store must be started. */
   public void start() {
     startWithoutReapers();
-    reapers.start(reaping);
+    reapers.start(threads.reaping());
   }
 
   /** Starts everything but the background reapers: tests drive them with the clock they move. */
   public void startWithoutReapers() {
     queues.load();
     queues.names().forEach(this::watch);
-    store.onVisibleElsewhere(
-        (q, messages, later) -> {
-          boolean known = messages != VisibleElsewhere.UNKNOWN;
-          madeVisible(q, known ? messages : BrokerOptions.MAX_RECEIVE_BATCH, later);
-        });
+    store.onVisibleElsewhere(wakes::visibleElsewhere);
     store.onQueuesChanged(changes::reloadQueues);
   }
 
@@ -122,21 +96,7 @@ public final class Broker implements AutoCloseable {
   public void close() {
     // Nothing may stay parked: its timeout would never come once the timers stop.
     stopWaiting();
-    timers.shutdownNow();
-    reaping.shutdownNow();
-    // A reaper pass under way (its store calls do not heed the interrupt) ends first: the caller
-    // closes the store next, and the pass would fail against it and log a storage failure.
-    long deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(CLOSE_WAIT_SECONDS);
-    try {
-      if (!reaping.awaitTermination(CLOSE_WAIT_SECONDS, TimeUnit.SECONDS)
-          || !timers.awaitTermination(
-              Math.max(0, deadline - System.nanoTime()), TimeUnit.NANOSECONDS)) {
-        LOG.warning("a reaper pass or a timer's task was still running " + CLOSE_WAIT_SECONDS
-            + " s into the stop");
-      }
-    } catch (InterruptedException e) {
-      Thread.currentThread().interrupt();
-    }
+    threads.close();
   }
 
   // ---- queues ----
@@ -248,31 +208,12 @@ public final class Broker implements AutoCloseable {
   }
 
   public QueueStats stats(String queue) {
-    QueueSettings s = queues.require(queue);
-    QueueCounts counts = guard(() -> store.queueCounts(queue, clock.instant()));
-    long dead =
-        s.deadLetterQueue() == null ? 0 : guard(() -> store.deadCount(s.deadLetterQueue(), queue));
-    return new QueueStats(
-        counts,
-        dead,
-        metrics.total(queue, Event.PUBLISHED),
-        metrics.total(queue, Event.ACKED),
-        metrics.total(queue, Event.NACKED),
-        metrics.total(queue, Event.DEAD),
-        metrics.total(queue, Event.EXPIRED),
-        metrics.total(queue, Event.DROPPED));
+    return admin.stats(queue);
   }
 
   /** Null when storage serves reads and writes; else why not (see {@link Store#unready}). */
   public String unready() {
-    String storage = store.unready();
-    List<String> waiting = queuesWaitingForRoom();
-    if (waiting.isEmpty()) {
-      return storage;
-    }
-    String queuesWait = "queues from the config file wait for room on the disk: "
-        + String.join(", ", waiting);
-    return storage == null ? queuesWait : storage + "; " + queuesWait;
+    return waitingForRoom.unready(store.unready());
   }
 
   /** Why this process must restart before it takes writes again, or null (for liveness). */
@@ -435,7 +376,7 @@ public final class Broker implements AutoCloseable {
 
   /** Tasks waiting on the timers' thread (for tests: what parks and delays leave behind). */
   int scheduledTasks() {
-    return ((ScheduledThreadPoolExecutor) timers).getQueue().size();
+    return threads.scheduledTasks();
   }
 
   private void watch(String queue) {
@@ -446,19 +387,5 @@ public final class Broker implements AutoCloseable {
   /** The failure a dependent future reports, without the wrapper a chain adds. */
   public static Throwable unwrap(Throwable failure) {
     return StoreCalls.unwrap(failure);
-  }
-
-  static void checkRange(String field, Duration d, Duration min, Duration max) {
-    if (d.compareTo(min) < 0 || d.compareTo(max) > 0) {
-      throw new BrokerException.Invalid(
-          field + " must be between " + Durations.format(min) + " and " + Durations.format(max)
-              + ", got " + Durations.format(d));
-    }
-  }
-
-  static void checkLimit(int limit) {
-    if (limit < 1 || limit > 1000) {
-      throw new BrokerException.Invalid("limit must be between 1 and 1000, got " + limit);
-    }
   }
 }

@@ -3,6 +3,7 @@ package dev.wharf.core;
 import static dev.wharf.core.StoreCalls.guard;
 
 import dev.wharf.store.Store;
+import dev.wharf.store.VisibleElsewhere;
 import java.time.Duration;
 import java.time.Instant;
 import java.time.InstantSource;
@@ -68,6 +69,15 @@ final class DelayedWakes {
       Instant justBefore = later.minusMillis(1);
       scheduleWake(queue, later, justBefore.isBefore(asked) ? justBefore : asked);
     }
+  }
+
+  /**
+   * Another node made messages visible (see {@link Store#onVisibleElsewhere}): as {@link
+   * #madeVisible}, counting a full receive's worth of messages when it could not say how many.
+   */
+  void visibleElsewhere(String queue, int messages, Instant later) {
+    boolean known = messages != VisibleElsewhere.UNKNOWN;
+    madeVisible(queue, known ? messages : BrokerOptions.MAX_RECEIVE_BATCH, later);
   }
 
   /**

@@ -92,6 +92,20 @@ final class EntriesWaitingForRoom {
     }
   }
 
+  /**
+   * As {@link Broker#unready}: {@code storage}, the store's own reason or null, and the entries
+   * kept, named.
+   */
+  String unready(String storage) {
+    List<String> waiting = names();
+    if (waiting.isEmpty()) {
+      return storage;
+    }
+    String queuesWait = "queues from the config file wait for room on the disk: "
+        + String.join(", ", waiting);
+    return storage == null ? queuesWait : storage + "; " + queuesWait;
+  }
+
   /** The queues of the entries kept, in the order they apply. */
   List<String> names() {
     synchronized (waiting) {

@@ -1,12 +1,14 @@
 package dev.wharf.core;
 
-import static dev.wharf.core.Broker.checkLimit;
+import static dev.wharf.core.ArgumentRanges.checkLimit;
 import static dev.wharf.core.StoreCalls.guard;
 
+import dev.wharf.core.BrokerMetrics.Event;
 import dev.wharf.store.BrowseRequest;
 import dev.wharf.store.Message;
 import dev.wharf.store.MessageIds;
 import dev.wharf.store.MessageState;
+import dev.wharf.store.QueueCounts;
 import dev.wharf.store.RedriveRequest;
 import dev.wharf.store.Redriven;
 import dev.wharf.store.Store;
@@ -17,20 +19,43 @@ import java.util.Optional;
 import java.util.Set;
 
 /**
- * An operator's view and repair of a queue's messages, outside the consumers' leases: browsing,
- * reading and deleting one message, moving dead letters back, purging.
+ * An operator's view and repair of a queue's messages, outside the consumers' leases: counting,
+ * browsing, reading and deleting one message, moving dead letters back, purging.
  */
 final class MessageAdmin {
   private final Store store;
   private final InstantSource clock;
   private final QueueRegistry queues;
+  private final BrokerMetrics metrics;
   private final DelayedWakes wakes;
 
-  MessageAdmin(Store store, InstantSource clock, QueueRegistry queues, DelayedWakes wakes) {
+  MessageAdmin(
+      Store store,
+      InstantSource clock,
+      QueueRegistry queues,
+      BrokerMetrics metrics,
+      DelayedWakes wakes) {
     this.store = store;
     this.clock = clock;
     this.queues = queues;
+    this.metrics = metrics;
     this.wakes = wakes;
+  }
+
+  QueueStats stats(String queue) {
+    QueueSettings s = queues.require(queue);
+    QueueCounts counts = guard(() -> store.queueCounts(queue, clock.instant()));
+    long dead =
+        s.deadLetterQueue() == null ? 0 : guard(() -> store.deadCount(s.deadLetterQueue(), queue));
+    return new QueueStats(
+        counts,
+        dead,
+        metrics.total(queue, Event.PUBLISHED),
+        metrics.total(queue, Event.ACKED),
+        metrics.total(queue, Event.NACKED),
+        metrics.total(queue, Event.DEAD),
+        metrics.total(queue, Event.EXPIRED),
+        metrics.total(queue, Event.DROPPED));
   }
 
   List<Message> browse(

@@ -1,6 +1,6 @@
 package dev.wharf.core;
 
-import static dev.wharf.core.Broker.checkRange;
+import static dev.wharf.core.ArgumentRanges.checkRange;
 import static dev.wharf.core.StoreCalls.guarded;
 
 import dev.wharf.core.BrokerMetrics.Event;

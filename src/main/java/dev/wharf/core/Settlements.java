@@ -74,7 +74,7 @@ public final class Settlements {
    */
   public CompletableFuture<List<LeaseOutcome>> nackAsync(
       String queue, List<String> leaseIds, Duration delay, String reason) {
-    Broker.checkRange("delay", delay, Duration.ZERO, Duration.ofDays(30));
+    ArgumentRanges.checkRange("delay", delay, Duration.ZERO, Duration.ofDays(30));
     return run(queue, SettleKind.RETRY, leaseIds, delay, null, reason(reason), false);
   }
 
@@ -93,7 +93,7 @@ public final class Settlements {
   /** Back to the queue after {@code delay}, the attempt not counted. */
   public CompletableFuture<List<LeaseOutcome>> deferAsync(
       String queue, List<String> leaseIds, Duration delay) {
-    Broker.checkRange("delay", delay, Duration.ZERO, Duration.ofDays(30));
+    ArgumentRanges.checkRange("delay", delay, Duration.ZERO, Duration.ofDays(30));
     return run(queue, SettleKind.DEFER, leaseIds, delay, null, null, false);
   }
 
@@ -101,7 +101,7 @@ public final class Settlements {
   public CompletableFuture<List<LeaseOutcome>> extendAsync(
       String queue, List<String> leaseIds, Duration by) {
     QueueSettings s = broker.queues().require(queue);
-    Broker.checkRange("by", by, Duration.ofSeconds(1), s.maxVisibilityTimeout());
+    ArgumentRanges.checkRange("by", by, Duration.ofSeconds(1), s.maxVisibilityTimeout());
     return run(queue, SettleKind.EXTEND, leaseIds, null, by, null, false);
   }
 
