@@ -35,8 +35,10 @@ final class PgReads implements AutoCloseable {
   /**
    * @param applicationName what its connections tell PostgreSQL, to tell them apart
    * @param health what the node knows of the database being reachable; reads add to it
+   * @param sessionQuery what each new connection runs first ({@link PgSession.Features})
    */
-  PgReads(PostgresSettings s, int size, String applicationName, PgHealth health) {
+  PgReads(PostgresSettings s, int size, String applicationName, PgHealth health,
+      String sessionQuery) {
     this.health = health;
     this.stallMillis = (int) s.stallTimeout().toMillis();
     HikariConfig cfg = new HikariConfig();
@@ -62,7 +64,7 @@ final class PgReads implements AutoCloseable {
     PgStall.addTo(keepAlive, s);
     keepAlive.setProperty("ApplicationName", applicationName);
     cfg.setDataSourceProperties(keepAlive);
-    cfg.setConnectionInitSql(PgKeepAlive.SESSION_SETTINGS_QUERY);
+    cfg.setConnectionInitSql(sessionQuery);
     pool = new HikariDataSource(cfg);
   }
 

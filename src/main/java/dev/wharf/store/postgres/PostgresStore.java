@@ -20,7 +20,6 @@ import dev.wharf.store.StoreException;
 import dev.wharf.store.VisibleElsewhere;
 import dev.wharf.store.jdbc.PublishThenClaim;
 import java.sql.Connection;
-import java.sql.DriverManager;
 import java.sql.ResultSet;
 import java.sql.SQLException;
 import java.sql.Statement;
@@ -29,7 +28,6 @@ import java.util.ArrayList;
 import java.util.List;
 import java.util.Optional;
 import java.util.concurrent.CompletableFuture;
-import java.util.Properties;
 import java.util.concurrent.ThreadLocalRandom;
 
 /**
@@ -49,6 +47,7 @@ public final class PostgresStore implements Store {
   private PgReaperLock reaper;
   private PgNotifier notifier;
   private final PgHealth health;
+  private final PgConnections connections;
 
   public PostgresStore(PostgresSettings settings) {
     this(settings, PgNotifier.POLL_MS);
@@ -60,14 +59,20 @@ public final class PostgresStore implements Store {
     this.pollMillis = pollMillis;
     this.health =
         new PgHealth(System::nanoTime, PgHealth.stallFreshFor(settings));
+    this.connections = new PgConnections(settings, applicationName(), health);
   }
 
   @Override
   public void start() {
     String schema;
     long queuesVersion;
+    PgSession.Features features;
     try (Connection c = connect()) {
-      // A migration of a large table may rightly take minutes.
+      // Still bounded: a database that let the login through and then does not answer fails the
+      // start here, before anything that may rightly take long.
+      features = connections.learn(c);
+      // A migration of a large table may rightly take minutes, and so may another node's, which
+      // this one then waits for.
       PgStall.unbounded(c);
       PgSchema.migrate(c);
       try (Statement s = c.createStatement();
@@ -79,7 +84,7 @@ public final class PostgresStore implements Store {
         queuesVersion = rs.getLong(2);
       }
     } catch (SQLException e) {
-      throw new StoreException("cannot open PostgreSQL store: " + e.getMessage(), e);
+      throw new StoreException("cannot open PostgreSQL store: " + connections.describe(e), e);
     }
     String schemaPrefix = schema + "|";
     String prefix = schemaPrefix + node + "|";
@@ -90,14 +95,14 @@ public final class PostgresStore implements Store {
     int stripeBase = ThreadLocalRandom.current().nextInt(PgCounters.STRIPES);
     try {
       reads = new PgReads(settings, Math.max(1, settings.poolSize() - lanes),
-          applicationName() + "-reads", health);
-      readiness = new PgReadiness(reads, stallMillis());
-      writer = new PgWriter(this::connectUnlessStalled, lanes, stripeBase, prefix,
-          PostgresStore::mergePlain, stallMillis());
-      reaper = new PgReaperLock(this::connectUnlessStalled, stripeBase + lanes, prefix);
+          applicationName() + "-reads", health, features.settingsQuery());
+      readiness = new PgReadiness(reads, connections.stallMillis());
+      writer = new PgWriter(connections::connectUnlessStalled, lanes, stripeBase, prefix,
+          PostgresStore::mergePlain, connections.stallMillis());
+      reaper = new PgReaperLock(connections::connectUnlessStalled, stripeBase + lanes, prefix);
       // The listener keeps trying while the database is away: its next connection that works is
       // how the node learns it is back.
-      notifier = new PgNotifier(this::connect, prefix, schemaPrefix, pollMillis, health::reached,
+      notifier = new PgNotifier(connections::connect, prefix, schemaPrefix, pollMillis, health::reached,
           this::noteStall);
       notifier.start(queuesVersion);
     } catch (RuntimeException e) {
@@ -116,55 +121,6 @@ public final class PostgresStore implements Store {
   }
 
   /**
-   * A new connection with durable commits, whatever the server's default, keepalives on both
-   * ends ({@link PgKeepAlive}), and reads bounded by the stall timeout ({@link PgStall}).
-   */
-  Connection connect() {
-    Properties p = new Properties();
-    if (settings.user() != null) {
-      p.setProperty("user", settings.user());
-    }
-    if (settings.password() != null) {
-      p.setProperty("password", settings.password());
-    }
-    p.setProperty("ApplicationName", applicationName());
-    PgKeepAlive.addTo(p);
-    PgStall.addTo(p, settings);
-    try {
-      Connection c = DriverManager.getConnection(settings.url(), p);
-      try (Statement s = c.createStatement();
-          ResultSet rs = s.executeQuery(PgKeepAlive.SESSION_SETTINGS_QUERY)) {
-        if (rs.next() && "off".equals(rs.getString(4))) {
-          s.execute("SET synchronous_commit = on");
-        }
-        // The exact bound: the driver's own setting, which bounded the login, takes seconds.
-        PgStall.bound(c, stallMillis());
-      } catch (SQLException e) {
-        closeQuietly(c);
-        throw e;
-      }
-      health.reached();
-      return c;
-    } catch (SQLException e) {
-      health.failed(e);
-      throw new StoreException("cannot connect to PostgreSQL: " + e.getMessage(), e);
-    }
-  }
-
-  /**
-   * A writer lane's or the reaper lock's new connection, refused at once while the database is
-   * known to have stalled: a login then would only wait the stall timeout to fail. Connections
-   * already open are still tried, and the listener keeps trying its own.
-   */
-  private Connection connectUnlessStalled() {
-    String stalled = health.stalled();
-    if (stalled != null) {
-      throw new StoreException("PostgreSQL is not answering: " + stalled);
-    }
-    return connect();
-  }
-
-  /**
    * A listening connection's failure, when it says the database stalled (a poll not answered in
    * time). Others are told by the next connection that fails; and a session the server ended (a
    * restart, an administrator) must not keep the writers from connecting again at once.
@@ -175,16 +131,9 @@ public final class PostgresStore implements Store {
     }
   }
 
-  private int stallMillis() {
-    return (int) settings.stallTimeout().toMillis();
-  }
-
-  private static void closeQuietly(Connection c) {
-    try {
-      c.close();
-    } catch (SQLException ignored) {
-      // Failing already: the first failure is the one reported.
-    }
+  /** A new connection of this node's own, set up as every one is ({@link PgConnections}). */
+  Connection connect() {
+    return connections.connect();
   }
 
   /** Closes every connection without touching any row: leases stay, the reaper lock is freed. */

@@ -31,7 +31,7 @@ class PgKeepAliveTest {
     PostgresStore store = new PostgresStore(TestDatabase.freshSchema(2));
     store.start();
     try (PgReads reads = new PgReads(TestDatabase.freshSchema(1), 1, "wharf-test-reads",
-        new PgHealth());
+        new PgHealth(), PgKeepAlive.SESSION_SETTINGS_QUERY);
         Connection writer = store.connect()) {
       assertThat(keepAlives(writer)).isEqualTo("30 10 3");
       assertThat(reads.read(PgKeepAliveTest::keepAlives)).isEqualTo("30 10 3");

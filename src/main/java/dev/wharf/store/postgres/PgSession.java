@@ -1,0 +1,89 @@
+package dev.wharf.store.postgres;
+
+import java.sql.Connection;
+import java.sql.ResultSet;
+import java.sql.SQLException;
+import java.sql.Statement;
+import java.util.logging.Logger;
+
+/**
+ * Settings that make the server end a session its node no longer serves, so that the session's
+ * locks go with it. Both came with PostgreSQL 14; an older server (or one that cannot check for a
+ * client gone on its platform) runs without them, as before, and the start says so in the log.
+ *
+ * <p>{@code client_connection_check_interval}, on every session: a node closes a connection whose
+ * statement was not answered within the stall timeout ({@link PgStall}), but the server would go
+ * on running that statement, and hold its locks (rows a batch changed, a key's advisory lock),
+ * until it next writes to the client, which for a statement waiting on a lock may be never. With
+ * it the server looks every {@value #CHECK_CLIENT_SECONDS} s while a statement runs whether the
+ * client is still there, and ends the statement (rolled back) and the session when it is not.
+ */
+final class PgSession {
+  private static final Logger LOG = Logger.getLogger(PgSession.class.getName());
+
+  /** How often the server checks that the client of a running statement is still there. */
+  static final int CHECK_CLIENT_SECONDS = 2;
+
+  private static final String CHECK_CLIENT =
+      "set_config('client_connection_check_interval', '" + CHECK_CLIENT_SECONDS + "s', false)";
+
+  /**
+   * What the server can do.
+   *
+   * @param checksClient whether it takes {@code client_connection_check_interval}
+   * @param endsIdle whether it knows {@code idle_session_timeout}
+   */
+  record Features(boolean checksClient, boolean endsIdle) {
+    /** What is assumed before the server was asked: nothing it might not know. */
+    static final Features UNKNOWN = new Features(false, false);
+
+    /**
+     * The query every new session runs first: the keepalive settings and {@code
+     * synchronous_commit} ({@link PgKeepAlive#SESSION_SETTINGS_QUERY}, whose columns keep their
+     * places), and the client check when the server takes it.
+     */
+    String settingsQuery() {
+      return checksClient
+          ? PgKeepAlive.SESSION_SETTINGS_QUERY + ", " + CHECK_CLIENT
+          : PgKeepAlive.SESSION_SETTINGS_QUERY;
+    }
+  }
+
+  private PgSession() {}
+
+  /**
+   * Asks the server what it can do, on a session that then checks for its client as every later
+   * one will. Fails only as the connection does: a setting refused is a feature missing.
+   */
+  static Features probe(Connection c) throws SQLException {
+    boolean checksClient;
+    try (Statement s = c.createStatement()) {
+      s.execute("SELECT " + CHECK_CLIENT);
+      checksClient = true;
+    } catch (SQLException e) {
+      if (!refused(e)) {
+        throw e;
+      }
+      LOG.info("PostgreSQL does not check for clients gone while a statement runs ("
+          + e.getMessage() + "): a statement whose connection a stall closed may run on, and"
+          + " hold its locks, until it ends (PostgreSQL 14 and later on Linux do check)");
+      checksClient = false;
+    }
+    boolean endsIdle;
+    try (Statement s = c.createStatement();
+        ResultSet rs = s.executeQuery(
+            "SELECT count(*) FROM pg_settings WHERE name = 'idle_session_timeout'")) {
+      endsIdle = rs.next() && rs.getInt(1) > 0;
+    }
+    if (!endsIdle) {
+      LOG.info("PostgreSQL has no idle_session_timeout (before version 14): a node that is"
+          + " frozen while it runs the reapers keeps them until its session ends");
+    }
+    return new Features(checksClient, endsIdle);
+  }
+
+  /** A setting the server does not know (42704) or does not take on its platform (22023). */
+  private static boolean refused(SQLException e) {
+    return "42704".equals(e.getSQLState()) || "22023".equals(e.getSQLState());
+  }
+}
