@@ -16,6 +16,11 @@ import java.util.logging.Logger;
  * lock goes with the session and the pass fails, and this node stops reaping until it takes the
  * lock again. Every other node's call costs one {@code pg_try_advisory_lock} and returns nothing,
  * so when the holder dies the next node to try takes over.
+ *
+ * <p>A holder that is frozen rather than dead (stopped, hung) keeps its session, its kernel
+ * answering keepalives: the server ends the session once it is idle for {@link #IDLE_MILLIS}
+ * ({@link PgSession}), and the next node to try takes over. When the frozen node acts again, its
+ * pass fails on the ended session, before it changed anything, and it holds the lock no more.
  */
 final class PgReaperLock implements AutoCloseable {
   private static final Logger LOG = Logger.getLogger(PgReaperLock.class.getName());
@@ -23,14 +28,24 @@ final class PgReaperLock implements AutoCloseable {
   private final Supplier<Connection> connect;
   private final int stripe;
   private final String notifyPrefix;
+  /**
+   * How long the lock's session may be idle before the server ends it; 0 when the server cannot.
+   * A live holder's passes come every 100 ms, a statement that runs long is not idle, and a node
+   * that lost the lock this way takes it again at its next pass if no other has.
+   */
+  static final long IDLE_MILLIS = 30_000;
+
+  private final long idleMillis;
   private PgTx tx;
   /** The lock's connection, for a close that must not wait for a pass on a stalled database. */
   private volatile Connection live;
   private boolean held;
   private volatile boolean closed;
 
-  PgReaperLock(Supplier<Connection> connect, int stripe, String notifyPrefix) {
+  /** @param idleMillis the session's idle bound ({@link #IDLE_MILLIS}), 0 for none */
+  PgReaperLock(Supplier<Connection> connect, int stripe, String notifyPrefix, long idleMillis) {
     this.connect = connect;
+    this.idleMillis = idleMillis;
     this.stripe = stripe;
     this.notifyPrefix = notifyPrefix;
   }
@@ -43,6 +58,7 @@ final class PgReaperLock implements AutoCloseable {
     try {
       if (tx == null) {
         Connection c = connect.get();
+        endWhenIdle(c);
         tx = new PgTx(c, stripe);
         live = c;
       }
@@ -71,6 +87,22 @@ final class PgReaperLock implements AutoCloseable {
         throw gone;
       }
       throw new StoreException("reaper pass failed: " + e.getMessage(), e);
+    }
+  }
+
+  private void endWhenIdle(Connection c) throws SQLException {
+    if (idleMillis <= 0) {
+      return;
+    }
+    try {
+      PgSession.endWhenIdle(c, idleMillis);
+    } catch (SQLException e) {
+      try {
+        c.close();
+      } catch (SQLException ignored) {
+        // failing already
+      }
+      throw e;
     }
   }
 

@@ -17,6 +17,13 @@ import java.util.logging.Logger;
  * until it next writes to the client, which for a statement waiting on a lock may be never. With
  * it the server looks every {@value #CHECK_CLIENT_SECONDS} s while a statement runs whether the
  * client is still there, and ends the statement (rolled back) and the session when it is not.
+ *
+ * <p>{@code idle_session_timeout} and {@code idle_in_transaction_session_timeout}, on the reaper
+ * lock's session only ({@link PgReaperLock}): a node that is frozen (stopped with SIGSTOP, or
+ * hung) keeps its sessions, as its kernel still answers keepalives, and with them the reaper
+ * lock, so that no node would end any lease. The holder's session is never idle for more than a
+ * pass's pause (100 ms) on a live node, so one idle for much longer belongs to a node that stopped
+ * acting: the server ends it, and another node takes the lock at its next pass.
  */
 final class PgSession {
   private static final Logger LOG = Logger.getLogger(PgSession.class.getName());
@@ -85,5 +92,13 @@ final class PgSession {
   /** A setting the server does not know (42704) or does not take on its platform (22023). */
   private static boolean refused(SQLException e) {
     return "42704".equals(e.getSQLState()) || "22023".equals(e.getSQLState());
+  }
+
+  /** Makes the server end the session once idle for {@code millis}, in a transaction or not. */
+  static void endWhenIdle(Connection c, long millis) throws SQLException {
+    try (Statement s = c.createStatement()) {
+      s.execute("SELECT set_config('idle_session_timeout', '" + millis + "', false),"
+          + " set_config('idle_in_transaction_session_timeout', '" + millis + "', false)");
+    }
   }
 }

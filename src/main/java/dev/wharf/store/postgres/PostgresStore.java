@@ -48,6 +48,8 @@ public final class PostgresStore implements Store {
   private PgNotifier notifier;
   private final PgHealth health;
   private final PgConnections connections;
+  /** How long the reaper lock's session may be idle before the server ends it (PgSession). */
+  private final long reaperIdleMillis;
 
   public PostgresStore(PostgresSettings settings) {
     this(settings, PgNotifier.POLL_MS);
@@ -55,8 +57,14 @@ public final class PostgresStore implements Store {
 
   /** Tests stretch the polling fallback to prove a wake-up came by NOTIFY. */
   PostgresStore(PostgresSettings settings, long pollMillis) {
+    this(settings, pollMillis, PgReaperLock.IDLE_MILLIS);
+  }
+
+  /** Tests shorten how long a frozen node keeps the reapers. */
+  PostgresStore(PostgresSettings settings, long pollMillis, long reaperIdleMillis) {
     this.settings = settings;
     this.pollMillis = pollMillis;
+    this.reaperIdleMillis = reaperIdleMillis;
     this.health =
         new PgHealth(System::nanoTime, PgHealth.stallFreshFor(settings));
     this.connections = new PgConnections(settings, applicationName(), health);
@@ -99,7 +107,8 @@ public final class PostgresStore implements Store {
       readiness = new PgReadiness(reads, connections.stallMillis());
       writer = new PgWriter(connections::connectUnlessStalled, lanes, stripeBase, prefix,
           PostgresStore::mergePlain, connections.stallMillis());
-      reaper = new PgReaperLock(connections::connectUnlessStalled, stripeBase + lanes, prefix);
+      reaper = new PgReaperLock(connections::connectUnlessStalled, stripeBase + lanes, prefix,
+          features.endsIdle() ? reaperIdleMillis : 0);
       // The listener keeps trying while the database is away: its next connection that works is
       // how the node learns it is back.
       notifier = new PgNotifier(connections::connect, prefix, schemaPrefix, pollMillis, health::reached,
