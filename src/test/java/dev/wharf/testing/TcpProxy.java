@@ -10,6 +10,7 @@ import java.net.ServerSocket;
 import java.net.Socket;
 import java.util.Set;
 import java.util.concurrent.ConcurrentHashMap;
+import java.util.concurrent.atomic.AtomicBoolean;
 import java.util.concurrent.locks.Condition;
 import java.util.concurrent.locks.ReentrantLock;
 
@@ -24,6 +25,9 @@ import java.util.concurrent.locks.ReentrantLock;
  * connections are still accepted, but no byte moves either way until {@link #thaw}, which moves
  * on what waited, in order. Both ends' kernels still acknowledge what is sent, so TCP keepalives
  * see a live peer, as they do in front of a stalled server.
+ *
+ * <p>{@link #freezeInNextReply} freezes in the middle of what the server sends next: its first
+ * byte gets through, the rest waits for {@link #thaw}.
  */
 public final class TcpProxy implements AutoCloseable {
   private final ServerSocket server;
@@ -34,6 +38,7 @@ public final class TcpProxy implements AutoCloseable {
   private final ReentrantLock frozenLock = new ReentrantLock();
   private final Condition thawed = frozenLock.newCondition();
   private boolean frozen;
+  private final AtomicBoolean splitNextReply = new AtomicBoolean();
   private volatile boolean closed;
 
   public TcpProxy(String targetHost, int targetPort) {
@@ -71,6 +76,14 @@ public final class TcpProxy implements AutoCloseable {
     } finally {
       frozenLock.unlock();
     }
+  }
+
+  /**
+   * The stall starts in the middle of the server's next bytes, on whichever connection it sends
+   * them: the first is relayed, then nothing either way until {@link #thaw}.
+   */
+  public void freezeInNextReply() {
+    splitNextReply.set(true);
   }
 
   /** The stall ends: what waited is relayed, and everything after it. */
@@ -124,12 +137,12 @@ public final class TcpProxy implements AutoCloseable {
         closeQuietly(client);
         closeQuietly(upstream);
       }
-      pump(client, upstream);
-      pump(upstream, client);
+      pump(client, upstream, false);
+      pump(upstream, client, true);
     }
   }
 
-  private void pump(Socket from, Socket to) {
+  private void pump(Socket from, Socket to, boolean fromServer) {
     Thread.ofVirtual().start(() -> {
       byte[] buf = new byte[16 * 1024];
       try (InputStream in = from.getInputStream(); OutputStream out = to.getOutputStream()) {
@@ -141,6 +154,14 @@ public final class TcpProxy implements AutoCloseable {
           awaitThaw();
           if (n < 0) {
             break;
+          }
+          if (fromServer && n > 1 && splitNextReply.compareAndSet(true, false)) {
+            out.write(buf, 0, 1);
+            out.flush();
+            freeze();
+            awaitThaw();
+            out.write(buf, 1, n - 1);
+            continue;
           }
           out.write(buf, 0, n);
         }

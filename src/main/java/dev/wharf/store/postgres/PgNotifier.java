@@ -44,6 +44,9 @@ final class PgNotifier implements AutoCloseable {
   private final Thread thread;
   private final Runnable polled;
   private final Consumer<Throwable> failed;
+  /** How long the database may take to answer ({@link PgStall}). */
+  private final int stallMillis;
+  private final PgWatchdog watchdog = new PgWatchdog("wharf-pg-listener-watchdog");
   private volatile boolean running = true;
   private volatile VisibleElsewhere onVisible = (q, n, later) -> {};
   private volatile Runnable onQueues = () -> {};
@@ -55,17 +58,20 @@ final class PgNotifier implements AutoCloseable {
    * @param schemaPrefix the payload prefix every node of this schema uses ({@code schema|})
    */
   PgNotifier(Supplier<Connection> connect, String prefix, String schemaPrefix, long pollMs) {
-    this(connect, prefix, schemaPrefix, pollMs, () -> {}, e -> {});
+    this(connect, prefix, schemaPrefix, pollMs, () -> {}, e -> {},
+        (int) PostgresSettings.DEFAULT_STALL_TIMEOUT.toMillis());
   }
 
   /**
    * @param polled told after each poll that worked: the database answers (see PgHealth)
    * @param failed told why the listening connection failed, each time it does (a poll the
    *     database did not answer in time says it stalled)
+   * @param stallMillis the stall timeout, which also bounds the wait for a notification's rest
    */
   PgNotifier(Supplier<Connection> connect, String prefix, String schemaPrefix, long pollMs,
-      Runnable polled, Consumer<Throwable> failed) {
+      Runnable polled, Consumer<Throwable> failed, int stallMillis) {
     this.connect = connect;
+    this.stallMillis = stallMillis;
     this.polled = polled;
     this.failed = failed;
     this.pollMs = pollMs;
@@ -150,7 +156,12 @@ final class PgNotifier implements AutoCloseable {
         nextPoll = System.currentTimeMillis() + pollMs;
         wait = pollMs;
       }
-      PGNotification[] got = pg.getNotifications((int) Math.min(wait, Integer.MAX_VALUE));
+      // The driver bounds only the wait for a message's first byte, by this wait, and reads the
+      // rest with no bound at all: the watchdog ends a call that outlives it by a stall timeout.
+      // Waits no longer than that timeout keep the watchdog's bound short.
+      int bound = (int) Math.min(wait, stallMillis);
+      PGNotification[] got =
+          watchdog.call(conn, bound + (long) stallMillis, () -> pg.getNotifications(bound));
       if (got != null) {
         for (PGNotification n : got) {
           dispatch(n);
@@ -275,5 +286,6 @@ final class PgNotifier implements AutoCloseable {
     } catch (InterruptedException e) {
       Thread.currentThread().interrupt();
     }
+    watchdog.close();
   }
 }

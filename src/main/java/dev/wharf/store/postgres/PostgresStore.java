@@ -111,8 +111,8 @@ public final class PostgresStore implements Store {
           features.endsIdle() ? reaperIdleMillis : 0);
       // The listener keeps trying while the database is away: its next connection that works is
       // how the node learns it is back.
-      notifier = new PgNotifier(connections::connect, prefix, schemaPrefix, pollMillis, health::reached,
-          this::noteStall);
+      notifier = new PgNotifier(connections::connect, prefix, schemaPrefix, pollMillis,
+          health::reached, this::noteStall, connections.stallMillis());
       notifier.start(queuesVersion);
     } catch (RuntimeException e) {
       close();
