@@ -8,9 +8,11 @@ import java.net.InetAddress;
 import java.net.InetSocketAddress;
 import java.net.ServerSocket;
 import java.net.Socket;
+import java.nio.charset.StandardCharsets;
 import java.util.Set;
 import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.atomic.AtomicBoolean;
+import java.util.concurrent.atomic.AtomicReference;
 import java.util.concurrent.locks.Condition;
 import java.util.concurrent.locks.ReentrantLock;
 
@@ -27,7 +29,8 @@ import java.util.concurrent.locks.ReentrantLock;
  * see a live peer, as they do in front of a stalled server.
  *
  * <p>{@link #freezeInNextReply} freezes in the middle of what the server sends next: its first
- * byte gets through, the rest waits for {@link #thaw}.
+ * byte gets through, the rest waits for {@link #thaw}. {@link #freezeAtStatement} freezes when
+ * a client sends a given statement, letting through what came before (a login, say).
  */
 public final class TcpProxy implements AutoCloseable {
   private final ServerSocket server;
@@ -39,6 +42,7 @@ public final class TcpProxy implements AutoCloseable {
   private final Condition thawed = frozenLock.newCondition();
   private boolean frozen;
   private final AtomicBoolean splitNextReply = new AtomicBoolean();
+  private final AtomicReference<String> freezeAt = new AtomicReference<>();
   private volatile boolean closed;
 
   public TcpProxy(String targetHost, int targetPort) {
@@ -84,6 +88,14 @@ public final class TcpProxy implements AutoCloseable {
    */
   public void freezeInNextReply() {
     splitNextReply.set(true);
+  }
+
+  /**
+   * The stall starts when a client next sends a statement (a simple query or a parse, in the
+   * PostgreSQL protocol) whose text holds {@code text}: it is held with all that follows.
+   */
+  public void freezeAtStatement(String text) {
+    freezeAt.set(text);
   }
 
   /** The stall ends: what waited is relayed, and everything after it. */
@@ -154,6 +166,13 @@ public final class TcpProxy implements AutoCloseable {
           awaitThaw();
           if (n < 0) {
             break;
+          }
+          String at = freezeAt.get();
+          if (!fromServer && at != null && n > 0 && (buf[0] == 'Q' || buf[0] == 'P')
+              && new String(buf, 0, n, StandardCharsets.ISO_8859_1).contains(at)
+              && freezeAt.compareAndSet(at, null)) {
+            freeze();
+            awaitThaw();
           }
           if (fromServer && n > 1 && splitNextReply.compareAndSet(true, false)) {
             out.write(buf, 0, 1);
