@@ -65,7 +65,12 @@ public sealed interface StorageConfig {
 
   Path DEFAULT_SQLITE_PATH = Path.of("./data/wharf.db");
 
-  Duration MIN_STALL_TIMEOUT = Duration.ofMillis(100);
+  /**
+   * Less would take an ordinary slow moment of a loaded server or machine (a commit's flush
+   * behind a checkpoint, a pause of the node's JVM) for a database that stopped answering: the
+   * connection closed, the write answered 503 though it may be stored, reads refused a while.
+   */
+  Duration MIN_STALL_TIMEOUT = Duration.ofSeconds(1);
   Duration MAX_STALL_TIMEOUT = Duration.ofHours(1);
 
   /** A terabyte: more would refuse every publish on any disk there is. */
@@ -118,7 +123,7 @@ public sealed interface StorageConfig {
         Duration stall = n.duration("stall_timeout", Postgres.DEFAULT_STALL_TIMEOUT);
         if (stall.compareTo(MIN_STALL_TIMEOUT) < 0 || stall.compareTo(MAX_STALL_TIMEOUT) > 0) {
           n.problems().add(n.pathOf("stall_timeout"),
-              "must be between 100ms and 1h, got " + Durations.format(stall));
+              "must be between 1s and 1h, got " + Durations.format(stall));
           stall = Postgres.DEFAULT_STALL_TIMEOUT;
         }
         out = new Postgres(url, user, password, pool, stall);

@@ -278,10 +278,14 @@ class ConfigLoaderTest {
         .isEqualTo(Duration.ofSeconds(10));
     assertThat(((StorageConfig.Postgres) parse(storage + "  stall_timeout: 2500ms\n").storage())
         .stallTimeout()).isEqualTo(Duration.ofMillis(2500));
+    assertThat(((StorageConfig.Postgres) parse(storage + "  stall_timeout: 1s\n").storage())
+        .stallTimeout()).isEqualTo(Duration.ofSeconds(1));
     assertThat(errors(storage + "  stall_timeout: 50ms\n"))
-        .containsExactly("storage.stall_timeout: must be between 100ms and 1h, got 50ms");
+        .containsExactly("storage.stall_timeout: must be between 1s and 1h, got 50ms");
+    assertThat(errors(storage + "  stall_timeout: 999ms\n"))
+        .containsExactly("storage.stall_timeout: must be between 1s and 1h, got 999ms");
     assertThat(errors(storage + "  stall_timeout: 2h\n"))
-        .containsExactly("storage.stall_timeout: must be between 100ms and 1h, got 2h");
+        .containsExactly("storage.stall_timeout: must be between 1s and 1h, got 2h");
     assertThat(errors("storage:\n  stall_timeout: 5s\n"))
         .containsExactly("storage.stall_timeout: only used with kind: postgres");
   }
