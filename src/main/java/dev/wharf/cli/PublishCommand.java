@@ -34,9 +34,11 @@ import picocli.CommandLine.Spec;
     name = "publish",
     mixinStandardHelpOptions = true,
     description = {
+      // One string per paragraph: picocli wraps each to the terminal width on its own, so a
+      // paragraph split over strings would come out with broken lines.
       "Publish one message. Without --data, --text or --file the body is read from stdin.",
-      "A file or stdin is sent as JSON when it parses as JSON, as text when it is UTF-8,",
-      "and as bytes otherwise."
+      "A file or stdin is sent as JSON when it parses as JSON, as text when it is UTF-8, and as"
+          + " bytes otherwise."
     })
 final class PublishCommand implements Runnable {
   @ParentCommand Main main;

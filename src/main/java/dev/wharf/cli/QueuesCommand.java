@@ -85,7 +85,11 @@ final class QueuesCommand implements Runnable {
       description = "Show a queue's settings, stats and first messages.")
   void inspect(
       @Parameters(paramLabel = "QUEUE") String queue,
-      @Option(names = "--limit", defaultValue = "10", description = "messages to show (default 10)")
+      @Option(
+              names = "--limit",
+              paramLabel = "N",
+              defaultValue = "10",
+              description = "messages to show, 1-1000 (default 10)")
           int limit,
       @Mixin ClientOptions o) {
     checkLimit(limit);
@@ -147,7 +151,11 @@ final class QueuesCommand implements Runnable {
       description = "List the dead messages that came from a queue.")
   void dlq(
       @Parameters(paramLabel = "QUEUE") String queue,
-      @Option(names = "--limit", defaultValue = "50", description = "messages to show (default 50)")
+      @Option(
+              names = "--limit",
+              paramLabel = "N",
+              defaultValue = "50",
+              description = "messages to show, 1-1000 (default 50)")
           int limit,
       @Mixin ClientOptions o) {
     checkLimit(limit);

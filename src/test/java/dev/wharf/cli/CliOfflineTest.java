@@ -43,7 +43,7 @@ class CliOfflineTest {
   @Test
   void everyQueuesCommandShowsItsOwnHelp() {
     for (String[] c : new String[][] {
-        {"list"}, {"inspect", "--limit"}, {"peek"}, {"dlq", "--limit"}, {"retry", "--id"},
+        {"list"}, {"inspect", "--limit=N"}, {"peek"}, {"dlq", "--limit=N"}, {"retry", "--id"},
         {"drain", "--force"}}) {
       CliRun r = CliRun.run("queues", c[0], "--help");
       assertThat(r.exitCode()).as(c[0]).isZero();
@@ -52,6 +52,16 @@ class CliOfflineTest {
         assertThat(r.out()).as(c[0]).contains(c[1]);
       }
     }
+  }
+
+  @Test
+  void publishHelpWrapsEachParagraphWhole() {
+    CliRun r = CliRun.run("publish", "--help");
+    assertThat(r.exitCode()).isZero();
+    // A paragraph split over two description strings left a word alone on a line.
+    assertThat(r.out())
+        .contains("as text when it is\nUTF-8, and as bytes otherwise.")
+        .doesNotContainPattern("\n[^ \n]+,\n");
   }
 
   @Test
