@@ -74,7 +74,8 @@ public record QueueSettings(
       out.add("name: " + NAME_RULE);
     }
     if (visibilityTimeout.compareTo(Duration.ofSeconds(1)) < 0) {
-      out.add("visibility_timeout: must be at least 1s");
+      out.add(
+          "visibility_timeout: must be at least 1s, got " + Durations.format(visibilityTimeout));
     }
     if (maxVisibilityTimeout.compareTo(visibilityTimeout) < 0) {
       // Either field may be the one just changed: the message names both values.
@@ -82,16 +83,21 @@ public record QueueSettings(
           + Durations.format(maxVisibilityTimeout) + "), got "
           + Durations.format(visibilityTimeout));
     }
-    if (ttl != null && delay.compareTo(ttl) >= 0) {
+    boolean delayInRange = !delay.isNegative() && delay.compareTo(Duration.ofDays(30)) <= 0;
+    boolean ttlInRange =
+        ttl == null || !ttl.isNegative() && ttl.compareTo(Duration.ofDays(365)) <= 0;
+    // Said only of values each in range: of one that is not, its range is the thing to fix.
+    if (ttl != null && delayInRange && ttlInRange && delay.compareTo(ttl) >= 0) {
       out.add("delay: must be shorter than ttl (" + Durations.format(ttl) + "), got "
           + Durations.format(delay) + ": a message's time to live counts from its publish, so"
           + " every message would expire before it became visible");
     }
     if (maxVisibilityTimeout.compareTo(Duration.ofDays(7)) > 0) {
-      out.add("max_visibility_timeout: must be at most 7d");
+      out.add("max_visibility_timeout: must be at most 7d, got "
+          + Durations.format(maxVisibilityTimeout));
     }
     if (maxAttempts < 0 || maxAttempts > 1000) {
-      out.add("max_attempts: must be between 0 (unlimited) and 1000");
+      out.add("max_attempts: must be between 0 (unlimited) and 1000, got " + maxAttempts);
     }
     boolean derivedDlq = deadLetterQueue != null && deadLetterQueue.equals(queue + ".dlq");
     if (deadLetterQueue != null && !validName(deadLetterQueue)) {
@@ -106,11 +112,11 @@ public record QueueSettings(
     if (deadLetterQueue != null && deadLetterQueue.equals(queue)) {
       out.add("dead_letter_queue: a queue cannot be its own dead-letter queue");
     }
-    if (delay.isNegative() || delay.compareTo(Duration.ofDays(30)) > 0) {
-      out.add("delay: must be between 0s and 30d");
+    if (!delayInRange) {
+      out.add("delay: must be between 0s and 30d, got " + Durations.format(delay));
     }
-    if (ttl != null && (ttl.isNegative() || ttl.compareTo(Duration.ofDays(365)) > 0)) {
-      out.add("ttl: must be between 0s and 365d");
+    if (!ttlInRange) {
+      out.add("ttl: must be between 0s and 365d, got " + Durations.format(ttl));
     }
     for (int i = 0; i < consumerTokens.size(); i++) {
       String problem = BearerTokens.neverMatches(consumerTokens.get(i));

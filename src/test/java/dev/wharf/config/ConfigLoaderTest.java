@@ -394,10 +394,10 @@ class ConfigLoaderTest {
             "queues.billing.ttl: expected a duration such as 30s, got true",
             "queues.billing.consumer_tokens: expected a list of strings, got a map",
             "queues.billing.events[1]: expected a string, got a list",
-            "queues.billing.max_attempts: must be between 0 (unlimited) and 1000",
+            "queues.billing.max_attempts: must be between 0 (unlimited) and 1000, got -1",
             "queues.billing.source: no source named \"nowhere\" in sources",
             "queues.bad name: " + QueueSettings.NAME_RULE,
-            "queues.bad name.delay: must be between 0s and 30d",
+            "queues.bad name.delay: must be between 0s and 30d, got 40d",
             "queues.other: expected a map, got 5",
             "pull_api: expected a map, got 3",
             "push: expected a map, got a list");

@@ -144,7 +144,10 @@ class BadInputTest {
           # queues and dead letters
           PUT  | /v1/queues/q        | {"visibility_timeout": "abc"}               | 400 | invalid_body | visibility_timeout
           PUT  | /v1/queues/q        | {"max_attempts": "5"}                       | 400 | invalid_body | max_attempts
-          PUT  | /v1/queues/q        | {"max_attempts": -1}                        | 400 | invalid_body | max_attempts
+          PUT  | /v1/queues/q        | {"max_attempts": -1}                        | 400 | invalid_body | max_attempts: must be between 0 (unlimited) and 1000, got -1
+          PUT  | /v1/queues/q        | {"visibility_timeout": "0s"}                | 400 | invalid_body | visibility_timeout: must be at least 1s, got 0s
+          PUT  | /v1/queues/q        | {"max_visibility_timeout": "8d"}            | 400 | invalid_body | max_visibility_timeout: must be at most 7d, got 8d
+          PUT  | /v1/queues/q        | {"ttl": "400d"}                             | 400 | invalid_body | ttl: must be between 0s and 365d, got 400d
           PUT  | /v1/queues/q        | {"visibility_timeout": "13h"}               | 400 | invalid_body | visibility_timeout: must be at most max_visibility_timeout (12h), got 13h
           PUT  | /v1/queues/q        | {"delay": "5s", "ttl": "5s"}                | 400 | invalid_body | delay: must be shorter than ttl (5s), got 5s
           PUT  | /v1/queues/q        | {"colour": "red"}                           | 400 | invalid_body | colour
@@ -316,6 +319,14 @@ class BadInputTest {
             "{\"messages\": [{\"body\": 1}, {\"body\": 1, \"ttl\": \"400d\"}]}");
     assertError(batch, 400, "invalid_body", null);
     assertThat(batch.detail()).isEqualTo("messages[1].ttl must be between 1ms and 365d, got 400d");
+  }
+
+  @Test
+  void aQueueSettingOutOfItsRangeIsToldAloneNotAlsoAgainstAnother() {
+    // Out of its range, the delay is what to fix: that it is not shorter than the ttl is noise.
+    Reply r = api.put("/v1/queues/q", "{\"delay\": \"40d\", \"ttl\": \"1s\"}");
+    assertError(r, 400, "invalid_body", null);
+    assertThat(r.detail()).isEqualTo("delay: must be between 0s and 30d, got 40d");
   }
 
   @Test
