@@ -146,7 +146,12 @@ final class WharfClient {
       String detail = body.hasNonNull("detail") ? ": " + body.get("detail").asText() : "";
       throw new CliException(
           CliException.FAILED,
-          "server answered " + response.statusCode() + " " + body.get("code").asText() + detail);
+          "server answered "
+              + response.statusCode()
+              + " "
+              + body.get("code").asText()
+              + detail
+              + tokenHint(response.statusCode()));
     }
     if (body == null || !expected.fits(body)) {
       throw notWharf(response, path);
@@ -190,6 +195,20 @@ final class WharfClient {
             + ", "
             + what
             + ")");
+  }
+
+  /**
+   * Where a token comes from, after a 401: the server's detail says that a token is missing or
+   * not accepted, and nothing of the options that give one.
+   */
+  private String tokenHint(int status) {
+    if (status != 401) {
+      return "";
+    }
+    return token == null || token.isEmpty()
+        ? " (no token was sent: give one with --token or $WHARF_TOKEN, or name the config that"
+            + " holds auth.admin_token with -c)"
+        : " (the token sent came from --token, $WHARF_TOKEN or the config's auth.admin_token)";
   }
 
   private CliException unreachable(IOException e) {

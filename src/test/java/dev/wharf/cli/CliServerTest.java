@@ -382,6 +382,21 @@ class CliServerTest {
 
     CliRun badToken = wharf("queues", "list", "--token", "wrong");
     assertThat(badToken.exitCode()).isEqualTo(1);
-    assertThat(badToken.err()).startsWith("wharf: server answered 401 unauthorized");
+    assertThat(badToken.err())
+        .isEqualTo(
+            "wharf: server answered 401 unauthorized: the bearer token is not accepted (the token"
+                + " sent came from --token, $WHARF_TOKEN or the config's auth.admin_token)\n");
+  }
+
+  @Test
+  void aMissingTokenIsToldWithTheWaysToGiveOne() {
+    CliRun r =
+        CliRun.run(Map.of(), "", "queues", "list", "--url", "http://127.0.0.1:" + app.port());
+    assertThat(r.exitCode()).isEqualTo(1);
+    assertThat(r.err())
+        .isEqualTo(
+            "wharf: server answered 401 unauthorized: a bearer token is required (no token was"
+                + " sent: give one with --token or $WHARF_TOKEN, or name the config that holds"
+                + " auth.admin_token with -c)\n");
   }
 }
