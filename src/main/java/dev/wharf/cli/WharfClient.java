@@ -20,6 +20,7 @@ import java.net.http.HttpTimeoutException;
 import java.nio.channels.UnresolvedAddressException;
 import java.nio.charset.StandardCharsets;
 import java.time.Duration;
+import javax.net.ssl.SSLException;
 
 /**
  * A small client of the native management API. Failures come out as {@link CliException}s whose
@@ -213,6 +214,23 @@ final class WharfClient {
 
   private CliException unreachable(IOException e) {
     String why;
+    SSLException tls = (SSLException) cause(e, SSLException.class);
+    if (tls != null) {
+      // An https URL for a server that speaks plain HTTP fails in the handshake: the server is
+      // there, and "is it running?" would send the user looking in the wrong place.
+      String m = tls.getMessage() == null ? tls.getClass().getSimpleName() : tls.getMessage();
+      boolean plain = m.contains("plaintext");
+      return new CliException(
+          CliException.UNREACHABLE,
+          "cannot reach the server at "
+              + baseUrl
+              + " (TLS failed: "
+              + m
+              + ")"
+              + (plain
+                  ? " — the server there answers plain HTTP, as 'wharf serve' does: use http://"
+                  : " — check the TLS setup of the server or proxy there"));
+    }
     if (e instanceof HttpConnectTimeoutException) {
       why = "connect timed out";
     } else if (e instanceof HttpTimeoutException) {

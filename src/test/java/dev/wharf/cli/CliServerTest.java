@@ -389,6 +389,16 @@ class CliServerTest {
   }
 
   @Test
+  void anHttpsUrlForTheServerSaysItAnswersPlainHttp() {
+    String https = "https://127.0.0.1:" + app.port();
+    CliRun r = CliRun.run(Map.of(), "", "queues", "list", "--url", https, "--token", "adm");
+    assertThat(r.exitCode()).isEqualTo(2);
+    assertThat(r.err())
+        .startsWith("wharf: cannot reach the server at " + https + " (TLS failed: ")
+        .endsWith(" — the server there answers plain HTTP, as 'wharf serve' does: use http://\n");
+  }
+
+  @Test
   void aMissingTokenIsToldWithTheWaysToGiveOne() {
     CliRun r =
         CliRun.run(Map.of(), "", "queues", "list", "--url", "http://127.0.0.1:" + app.port());
