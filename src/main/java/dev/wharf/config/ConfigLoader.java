@@ -108,7 +108,7 @@ public final class ConfigLoader {
     }
     WharfConfig config = read(ConfigNode.of(root, "", problems));
     if (!problems.isEmpty()) {
-      throw new ConfigException(problems.list());
+      throw new ConfigException(problems.inFileOrder(root));
     }
     return config;
   }
@@ -141,7 +141,7 @@ public final class ConfigLoader {
                   queue.settings(),
                   other -> queues.containsKey(other) ? queues.get(other).settings() : null);
           if (loop != null) {
-            top.problems().add(queuesNode.pathOf(name) + "." + loop);
+            top.problems().addOfField(queuesNode.pathOf(name), loop);
           }
         });
     JsonNode pullApi = checkedMap(top, "pull_api");

@@ -45,8 +45,16 @@ final class ConfigNode {
 
   /** The path of a key below this node; a key that is empty or holds a dot is quoted. */
   String pathOf(String key) {
+    return pathOf(path, key);
+  }
+
+  /**
+   * The path of {@code key} below {@code parent}, as every problem names it: the same key must
+   * have the same path whichever reader reports it, so problems sort into the file's order.
+   */
+  static String pathOf(String parent, String key) {
     String k = key.isEmpty() || key.contains(".") ? "\"" + key + "\"" : key;
-    return path.isEmpty() ? k : path + "." + k;
+    return parent.isEmpty() ? k : parent + "." + k;
   }
 
   Problems problems() {

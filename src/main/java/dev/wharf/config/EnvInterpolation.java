@@ -30,7 +30,7 @@ final class EnvInterpolation {
       obj.fieldNames().forEachRemaining(keys::add);
       for (String key : keys) {
         JsonNode child = obj.get(key);
-        String childPath = path.isEmpty() ? key : path + "." + key;
+        String childPath = ConfigNode.pathOf(path, key);
         if (child.isTextual()) {
           String v = textOrReport(child.textValue(), childPath, problems);
           obj.set(key, TextNode.valueOf(v));

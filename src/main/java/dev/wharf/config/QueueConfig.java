@@ -56,7 +56,7 @@ public record QueueConfig(
       if (problem.startsWith("name: ")) {
         n.problems().add(n.path(), problem.substring("name: ".length()));
       } else {
-        n.problems().add(n.path() + "." + problem);
+        n.problems().addOfField(n.path(), problem);
       }
     }
     return new QueueConfig(name, settings, named, ingest);

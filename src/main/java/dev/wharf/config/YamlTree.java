@@ -50,7 +50,7 @@ final class YamlTree {
         while (p.nextToken() == JsonToken.FIELD_NAME) {
           String key = p.currentName();
           p.nextToken();
-          out.set(key, value(p, path.isEmpty() ? key : path + "." + key, problems));
+          out.set(key, value(p, ConfigNode.pathOf(path, key), problems));
         }
         return out;
       }

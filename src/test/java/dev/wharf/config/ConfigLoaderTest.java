@@ -263,8 +263,8 @@ class ConfigLoaderTest {
     assertThat(errors("storage:\n  kind: postgres\n  path: x.db\n  pool: 0\n"))
         .containsExactly(
             "storage.url: required when kind is postgres",
-            "storage.pool: must be between 1 and 1000, got 0",
-            "storage.path: only used with kind: sqlite");
+            "storage.path: only used with kind: sqlite",
+            "storage.pool: must be between 1 and 1000, got 0");
     assertThat(errors("storage:\n  kind: mysql\n  path: x.db\n"))
         .containsExactly("storage.kind: expected sqlite or postgres, got \"mysql\"");
     assertThat(errors("storage:\n  url: jdbc:postgresql://x/y\n"))
@@ -421,6 +421,44 @@ class ConfigLoaderTest {
             "queues.billing.visibilty_timeout: unknown key (did you mean visibility_timeout?)",
             "queues.billing.colour: unknown key",
             "strage: unknown key (did you mean storage?)");
+  }
+
+  @Test
+  void problemsComeInTheOrderOfTheFile() {
+    // Found in passes (variables, sections in a fixed order, loops across queues), listed as the
+    // file goes; a queue name with a dot has one path whichever pass reports it.
+    assertThat(
+            errors(
+                """
+                queues:
+                  a: {dead_letter_queue: b}
+                  b: {dead_letter_queue: a}
+                  billing:
+                    delay: ${NOPE}
+                    max_attempts: -1
+                  "x.y":
+                    ttl: ${GONE}
+                    colour: blue
+                server:
+                  port: 70000
+                  host: ${HOST}
+                strage: {}
+                auth:
+                  admin_token: ${ADMIN}
+                """))
+        .containsExactly(
+            "queues.a.dead_letter_queue: leads back to this queue (a -> b -> a), where a message"
+                + " that keeps failing would move round forever",
+            "queues.b.dead_letter_queue: leads back to this queue (b -> a -> b), where a message"
+                + " that keeps failing would move round forever",
+            "queues.billing.delay: environment variable NOPE is not set (use ${NOPE:-default})",
+            "queues.billing.max_attempts: must be between 0 (unlimited) and 1000, got -1",
+            "queues.\"x.y\".ttl: environment variable GONE is not set (use ${GONE:-default})",
+            "queues.\"x.y\".colour: unknown key",
+            "server.port: must be between 0 and 65535, got 70000",
+            "server.host: environment variable HOST is not set (use ${HOST:-default})",
+            "strage: unknown key (did you mean storage?)",
+            "auth.admin_token: environment variable ADMIN is not set (use ${ADMIN:-default})");
   }
 
   @Test
