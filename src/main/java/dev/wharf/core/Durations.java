@@ -7,10 +7,22 @@ import java.util.regex.Pattern;
 /** Durations as people write them in config and requests: {@code 250ms}, {@code 30s}, {@code 5m}. */
 public final class Durations {
   private static final Pattern FORM = Pattern.compile("(\\d{1,12})(ms|s|m|h|d)?");
+  /**
+   * Past every field's range by far, and short of where arithmetic on a duration overflows
+   * (milliseconds, an instant's year). A longer one is refused by its field's range as any value
+   * above it is; parsed, it stands for itself as {@link #BEYOND}.
+   */
+  private static final Duration LONGEST = Duration.ofDays(1_000_000_000L);
+
+  private static final Duration BEYOND = LONGEST.plusMillis(1);
 
   private Durations() {}
 
-  /** Parses a duration; a bare number is seconds. Throws IllegalArgumentException when not one. */
+  /**
+   * Parses a duration; a bare number is seconds. Throws IllegalArgumentException when not one. A
+   * duration longer than any field allows is read as such: its field's range then says so, as of
+   * any other value above it.
+   */
   public static Duration parse(String text) {
     if (text == null) {
       throw new IllegalArgumentException("not a duration: null");
@@ -19,19 +31,30 @@ public final class Durations {
     if (!m.matches()) {
       throw new IllegalArgumentException("not a duration: \"" + text + "\"");
     }
-    long n = Long.parseLong(m.group(1));
     String unit = m.group(2) == null ? "s" : m.group(2);
-    return switch (unit) {
-      case "ms" -> Duration.ofMillis(n);
-      case "s" -> Duration.ofSeconds(n);
-      case "m" -> Duration.ofMinutes(n);
-      case "h" -> Duration.ofHours(n);
-      default -> Duration.ofDays(n);
-    };
+    long unitMillis =
+        switch (unit) {
+          case "ms" -> 1L;
+          case "s" -> 1_000L;
+          case "m" -> 60_000L;
+          case "h" -> 3_600_000L;
+          default -> 86_400_000L;
+        };
+    long n = Long.parseLong(m.group(1));
+    if (n > LONGEST.toMillis() / unitMillis) {
+      return BEYOND;
+    }
+    return Duration.ofMillis(n * unitMillis);
   }
 
-  /** The shortest exact form: {@code 30s}, {@code 1500ms}, {@code 12h}. */
+  /**
+   * The shortest exact form: {@code 30s}, {@code 1500ms}, {@code 12h}; a duration parsed from
+   * more than a billion days is "more than 1000000000d".
+   */
   public static String format(Duration d) {
+    if (d.compareTo(LONGEST) > 0) {
+      return "more than " + format(LONGEST);
+    }
     long ms = d.toMillis();
     if (ms % 1000 != 0) {
       return ms + "ms";

@@ -55,11 +55,7 @@ public final class QueryParams {
       return null;
     }
     try {
-      Duration d = Durations.parse(v);
-      if (d.compareTo(Duration.ofDays(3650)) > 0) {
-        throw new IllegalArgumentException();
-      }
-      return d;
+      return Durations.parse(v);
     } catch (IllegalArgumentException e) {
       throw ApiError.invalidParam(name + " must be a duration such as \"30s\", got \"" + v + "\"");
     }

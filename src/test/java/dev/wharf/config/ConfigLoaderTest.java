@@ -543,6 +543,18 @@ class ConfigLoaderTest {
   }
 
   @Test
+  void aDurationFarPastItsRangeIsToldThatRange() {
+    assertThat(errors("server: {max_wait: 99999d}"))
+        .containsExactly("server.max_wait: must be between 0s and 15m, got 99999d");
+    assertThat(errors("queues: {q: {delay: 99999d, ttl: 999999999999d}}"))
+        .containsExactly(
+            "queues.q.delay: must be between 0s and 30d, got 99999d",
+            "queues.q.ttl: must be between 0s and 365d, got more than 1000000000d");
+    assertThat(errors("storage: {kind: postgres, url: 'postgres://h/db', stall_timeout: 99999d}"))
+        .containsExactly("storage.stall_timeout: must be between 1s and 1h, got 99999d");
+  }
+
+  @Test
   void bodyMemoryHoldsAtLeastOneLargestBody() {
     long dflt = dev.wharf.http.HttpSettings.defaultBodyMemory();
     assertThat(dflt).isEqualTo(Math.min(256L << 20, Runtime.getRuntime().maxMemory() / 4));

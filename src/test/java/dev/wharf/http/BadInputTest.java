@@ -79,8 +79,10 @@ class BadInputTest {
           POST | /v1/queues/q/messages | [1, 2]                                    | 400 | invalid_body | object
           POST | /v1/queues/q/messages | {"body": 1, "delay": true}                | 400 | invalid_body | delay
           POST | /v1/queues/q/messages | {"body": 1, "delay": "-5s"}               | 400 | invalid_body | delay
-          POST | /v1/queues/q/messages | {"body": 1, "delay": "999999999999d"}     | 400 | invalid_body | delay must be at most 3650d, got "999999999999d"
-          POST | /v1/queues/q/messages | {"body": 1, "ttl": "3651d"}               | 400 | invalid_body | ttl must be at most 3650d, got "3651d"
+          # a value far above its field's range is told that range, as one just above it is
+          POST | /v1/queues/q/messages | {"body": 1, "delay": "99999d"}            | 400 | invalid_body | delay must be between 0s and 30d, got 99999d
+          POST | /v1/queues/q/messages | {"body": 1, "delay": "999999999999d"}     | 400 | invalid_body | delay must be between 0s and 30d, got more than 1000000000d
+          POST | /v1/queues/q/messages | {"body": 1, "ttl": "3651d"}               | 400 | invalid_body | ttl must be between 1ms and 365d, got 3651d
           POST | /v1/queues/q/messages | {"body": 1, "delay": -1}                  | 400 | invalid_body | delay
           POST | /v1/queues/q/messages | {"body": 1, "delay": "31d"}               | 400 | invalid_body | delay
           POST | /v1/queues/q/messages | {"body": 1, "delay": "3s", "ttl": "2s"}    | 400 | invalid_body | delay (3s) must be shorter than ttl (2s): the message would expire before it became visible
@@ -122,7 +124,8 @@ class BadInputTest {
           POST | /v1/queues/q/receive | {"wait": -1}                               | 400 | invalid_body | wait must not be negative, got -1
           POST | /v1/queues/q/receive | {"wait": 99999999999999999999999}          | 400 | invalid_body | wait must be at most 3650d
           POST | /v1/queues/q/receive | {"wait": "31s"}                            | 400 | invalid_body | wait
-          POST | /v1/queues/q/receive | {"wait": "99999999999d"}                   | 400 | invalid_body | wait
+          POST | /v1/queues/q/receive | {"wait": "99999999999d"}                   | 400 | invalid_body | wait must be between 0s and
+          POST | /v1/queues/q/receive | {"visibility_timeout": "99999d"}           | 400 | invalid_body | visibility_timeout must be between 1s and 12h, got 99999d
           POST | /v1/queues/q/receive | {"visibility_timeout": "0s"}               | 400 | invalid_body | visibility_timeout
           POST | /v1/queues/q/receive | {"visibility_timeout": "13h"}              | 400 | invalid_body | visibility_timeout
           POST | /v1/queues/q/receive | {"maxx": 1}                                | 400 | invalid_body | maxx
@@ -137,6 +140,7 @@ class BadInputTest {
           POST | /v1/queues/q/nack   | {"lease_id": "a", "dead": "yes"}            | 400 | invalid_body | dead
           POST | /v1/queues/q/nack   | {"lease_id": "a", "dead": true, "reason": "x\\u0000"} | 400 | invalid_body | reason must not contain the NUL character
           POST | /v1/queues/q/nack   | {"lease_id": "a", "delay": "-3s"}           | 400 | invalid_body | delay
+          POST | /v1/queues/q/nack   | {"lease_id": "a", "delay": "99999d"}        | 400 | invalid_body | delay must be between 0s and 30d, got 99999d
           POST | /v1/queues/q/nack   | {"lease_id": "a", "dead": true, "delay": "1s"} | 400 | invalid_body | delay has no meaning with dead: true
           POST | /v1/queues/q/extend | {"lease_id": "a"}                           | 400 | invalid_body | by
           POST | /v1/queues/q/extend | {"lease_id": "a", "by": "0s"}               | 400 | invalid_body | by must be between 1s and 12h, got 0s
@@ -148,6 +152,8 @@ class BadInputTest {
           PUT  | /v1/queues/q        | {"visibility_timeout": "0s"}                | 400 | invalid_body | visibility_timeout: must be at least 1s, got 0s
           PUT  | /v1/queues/q        | {"max_visibility_timeout": "8d"}            | 400 | invalid_body | max_visibility_timeout: must be at most 7d, got 8d
           PUT  | /v1/queues/q        | {"ttl": "400d"}                             | 400 | invalid_body | ttl: must be between 0s and 365d, got 400d
+          PUT  | /v1/queues/q        | {"delay": "99999d"}                         | 400 | invalid_body | delay: must be between 0s and 30d, got 99999d
+          PUT  | /v1/queues/q        | {"max_visibility_timeout": "99999d"}        | 400 | invalid_body | max_visibility_timeout: must be at most 7d, got 99999d
           PUT  | /v1/queues/q        | {"visibility_timeout": "13h"}               | 400 | invalid_body | visibility_timeout: must be at most max_visibility_timeout (12h), got 13h
           PUT  | /v1/queues/q        | {"delay": "5s", "ttl": "5s"}                | 400 | invalid_body | delay: must be shorter than ttl (5s), got 5s
           PUT  | /v1/queues/q        | {"colour": "red"}                           | 400 | invalid_body | colour
@@ -182,6 +188,7 @@ class BadInputTest {
           GET  | /v1/queues/q/messages?after=-1    |  | 400 | invalid_param | after
           GET  | /v1/queues/q/dlq?limit=5000       |  | 400 | invalid_param | limit
           GET  | /v1/queues/q/stream?visibility_timeout=-1s | | 400 | invalid_param | visibility_timeout
+          GET  | /v1/queues/q/stream?visibility_timeout=99999d | | 400 | invalid_param | visibility_timeout must be between 1s and 12h, got 99999d
           GET  | /v1/queues/q/stream?max=abc       |  | 400 | invalid_param | max
           GET  | /v1/queues/q/stream?max=0         |  | 400 | invalid_param | max must be between 1 and 100, got 0
           GET  | /v1/queues/q/messages?foo=bar     |  | 400 | invalid_param | unknown query parameter "foo"
