@@ -290,9 +290,11 @@ final class PublishCommand implements Runnable {
       return;
     }
     try {
-      request.put(field, Durations.format(Durations.parse(value)));
+      Durations.parse(value);
     } catch (IllegalArgumentException e) {
       throw new CliException(CliException.FAILED, option + ": " + e.getMessage());
     }
+    // As written: one too long to count would be sent as "more than ...", which is no duration.
+    request.put(field, value.trim());
   }
 }

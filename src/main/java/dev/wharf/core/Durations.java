@@ -6,7 +6,7 @@ import java.util.regex.Pattern;
 
 /** Durations as people write them in config and requests: {@code 250ms}, {@code 30s}, {@code 5m}. */
 public final class Durations {
-  private static final Pattern FORM = Pattern.compile("(\\d{1,12})(ms|s|m|h|d)?");
+  private static final Pattern FORM = Pattern.compile("(\\d+)(ms|s|m|h|d)?");
   /**
    * Past every field's range by far, and short of where arithmetic on a duration overflows
    * (milliseconds, an instant's year). A longer one is refused by its field's range as any value
@@ -20,8 +20,8 @@ public final class Durations {
 
   /**
    * Parses a duration; a bare number is seconds. Throws IllegalArgumentException when not one. A
-   * duration longer than any field allows is read as such: its field's range then says so, as of
-   * any other value above it.
+   * duration longer than any field allows, however many digits it has, is read as such: its
+   * field's range then says so, as of any other value above it.
    */
   public static Duration parse(String text) {
     if (text == null) {
@@ -40,7 +40,12 @@ public final class Durations {
           case "h" -> 3_600_000L;
           default -> 86_400_000L;
         };
-    long n = Long.parseLong(m.group(1));
+    String digits = m.group(1).replaceFirst("^0+(?=\\d)", "");
+    // Eighteen digits always fit a long; more are past LONGEST in any unit.
+    if (digits.length() > 18) {
+      return BEYOND;
+    }
+    long n = Long.parseLong(digits);
     if (n > LONGEST.toMillis() / unitMillis) {
       return BEYOND;
     }

@@ -178,6 +178,12 @@ class CliServerTest {
         .contains("\"invoice\": 42");
     CliRun delayed = wharf("publish", "billing", "--text", "later", "--delay", "1h");
     assertThat(delayed.exitCode()).isZero();
+    // Sent as written, so the server answers with the field's range.
+    CliRun tooLate =
+        wharf("publish", "billing", "--text", "x", "--delay", "9999999999999999999999s");
+    assertThat(tooLate.exitCode()).isNotZero();
+    assertThat(tooLate.err())
+        .contains("delay must be between 0s and 30d, got more than 1000000000d");
     JsonNode browse = JSON.readTree(wharf("queues", "inspect", "billing", "--json").out());
     assertThat(browse.path("queue").path("stats").path("delayed").asInt()).isEqualTo(1);
   }

@@ -550,6 +550,11 @@ class ConfigLoaderTest {
         .containsExactly(
             "queues.q.delay: must be between 0s and 30d, got 99999d",
             "queues.q.ttl: must be between 0s and 365d, got more than 1000000000d");
+    // Past what a long holds: still a duration, and still one too long.
+    assertThat(errors("queues: {q: {delay: 9999999999999999999999s, ttl: 99999999999999999999}}"))
+        .containsExactly(
+            "queues.q.delay: must be between 0s and 30d, got more than 1000000000d",
+            "queues.q.ttl: must be between 0s and 365d, got more than 1000000000d");
     assertThat(errors("storage: {kind: postgres, url: 'postgres://h/db', stall_timeout: 99999d}"))
         .containsExactly("storage.stall_timeout: must be between 1s and 1h, got 99999d");
   }

@@ -82,6 +82,9 @@ class BadInputTest {
           # a value far above its field's range is told that range, as one just above it is
           POST | /v1/queues/q/messages | {"body": 1, "delay": "99999d"}            | 400 | invalid_body | delay must be between 0s and 30d, got 99999d
           POST | /v1/queues/q/messages | {"body": 1, "delay": "999999999999d"}     | 400 | invalid_body | delay must be between 0s and 30d, got more than 1000000000d
+          POST | /v1/queues/q/messages | {"body": 1, "delay": "9999999999999999999999s"} | 400 | invalid_body | delay must be between 0s and 30d, got more than 1000000000d
+          POST | /v1/queues/q/messages | {"body": 1, "delay": 9999999999999999999999} | 400 | invalid_body | delay must be between 0s and 30d, got more than 1000000000d
+          POST | /v1/queues/q/messages | {"body": 1, "delay": "000000000000000000000031d"} | 400 | invalid_body | delay must be between 0s and 30d, got 31d
           POST | /v1/queues/q/messages | {"body": 1, "ttl": "3651d"}               | 400 | invalid_body | ttl must be between 1ms and 365d, got 3651d
           POST | /v1/queues/q/messages | {"body": 1, "delay": -1}                  | 400 | invalid_body | delay
           POST | /v1/queues/q/messages | {"body": 1, "delay": "31d"}               | 400 | invalid_body | delay
@@ -122,7 +125,7 @@ class BadInputTest {
           POST | /v1/queues/q/receive | {"max": 99999999999}                       | 400 | invalid_body | max
           POST | /v1/queues/q/receive | {"wait": "-1s"}                            | 400 | invalid_body | wait must not be negative, got "-1s"
           POST | /v1/queues/q/receive | {"wait": -1}                               | 400 | invalid_body | wait must not be negative, got -1
-          POST | /v1/queues/q/receive | {"wait": 99999999999999999999999}          | 400 | invalid_body | wait must be at most 3650d
+          POST | /v1/queues/q/receive | {"wait": 99999999999999999999999}          | 400 | invalid_body | wait must be between 0s and
           POST | /v1/queues/q/receive | {"wait": "31s"}                            | 400 | invalid_body | wait
           POST | /v1/queues/q/receive | {"wait": "99999999999d"}                   | 400 | invalid_body | wait must be between 0s and
           POST | /v1/queues/q/receive | {"visibility_timeout": "99999d"}           | 400 | invalid_body | visibility_timeout must be between 1s and 12h, got 99999d
@@ -153,6 +156,7 @@ class BadInputTest {
           PUT  | /v1/queues/q        | {"max_visibility_timeout": "8d"}            | 400 | invalid_body | max_visibility_timeout: must be at most 7d, got 8d
           PUT  | /v1/queues/q        | {"ttl": "400d"}                             | 400 | invalid_body | ttl: must be between 0s and 365d, got 400d
           PUT  | /v1/queues/q        | {"delay": "99999d"}                         | 400 | invalid_body | delay: must be between 0s and 30d, got 99999d
+          PUT  | /v1/queues/q        | {"ttl": "99999999999999999999999999ms"}     | 400 | invalid_body | ttl: must be between 0s and 365d, got more than 1000000000d
           PUT  | /v1/queues/q        | {"max_visibility_timeout": "99999d"}        | 400 | invalid_body | max_visibility_timeout: must be at most 7d, got 99999d
           PUT  | /v1/queues/q        | {"visibility_timeout": "13h"}               | 400 | invalid_body | visibility_timeout: must be at most max_visibility_timeout (12h), got 13h
           PUT  | /v1/queues/q        | {"delay": "5s", "ttl": "5s"}                | 400 | invalid_body | delay: must be shorter than ttl (5s), got 5s
