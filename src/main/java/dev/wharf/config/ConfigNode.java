@@ -162,6 +162,12 @@ final class ConfigNode {
     }
     try {
       return Durations.parse(v.asText());
+    } catch (Durations.NegativeException e) {
+      // Said as the API says it: a number as written, a string in quotes.
+      problems.add(
+          pathOf(key),
+          v.isTextual() ? e.getMessage() : "must not be negative, got " + v.asText());
+      return dflt;
     } catch (IllegalArgumentException e) {
       problems.add(pathOf(key), e.getMessage());
       return dflt;

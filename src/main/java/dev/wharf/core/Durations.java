@@ -6,7 +6,7 @@ import java.util.regex.Pattern;
 
 /** Durations as people write them in config and requests: {@code 250ms}, {@code 30s}, {@code 5m}. */
 public final class Durations {
-  private static final Pattern FORM = Pattern.compile("(\\d+)(ms|s|m|h|d)?");
+  private static final Pattern FORM = Pattern.compile("(-?)(\\d+)(ms|s|m|h|d)?");
   /**
    * Past every field's range by far, and short of where arithmetic on a duration overflows
    * (milliseconds, an instant's year). A longer one is refused by its field's range as any value
@@ -18,10 +18,18 @@ public final class Durations {
 
   private Durations() {}
 
+  /** A duration written with a minus sign: said apart, as the other forms have one answer. */
+  public static final class NegativeException extends IllegalArgumentException {
+    NegativeException(String text) {
+      super("must not be negative, got \"" + text + "\"");
+    }
+  }
+
   /**
-   * Parses a duration; a bare number is seconds. Throws IllegalArgumentException when not one. A
-   * duration longer than any field allows, however many digits it has, is read as such: its
-   * field's range then says so, as of any other value above it.
+   * Parses a duration; a bare number is seconds. Throws {@link NegativeException} for one with a
+   * minus sign and IllegalArgumentException for anything else that is not one. A duration longer
+   * than any field allows, however many digits it has, is read as such: its field's range then
+   * says so, as of any other value above it.
    */
   public static Duration parse(String text) {
     if (text == null) {
@@ -31,7 +39,10 @@ public final class Durations {
     if (!m.matches()) {
       throw new IllegalArgumentException("not a duration: \"" + text + "\"");
     }
-    String unit = m.group(2) == null ? "s" : m.group(2);
+    if (!m.group(1).isEmpty()) {
+      throw new NegativeException(text);
+    }
+    String unit = m.group(3) == null ? "s" : m.group(3);
     long unitMillis =
         switch (unit) {
           case "ms" -> 1L;
@@ -40,7 +51,7 @@ public final class Durations {
           case "h" -> 3_600_000L;
           default -> 86_400_000L;
         };
-    String digits = m.group(1).replaceFirst("^0+(?=\\d)", "");
+    String digits = m.group(2).replaceFirst("^0+(?=\\d)", "");
     // Eighteen digits always fit a long; more are past LONGEST in any unit.
     if (digits.length() > 18) {
       return BEYOND;

@@ -138,12 +138,10 @@ public final class Fields {
       }
       d = Durations.parse(n.bigIntegerValue() + "s");
     } else if (n.isTextual()) {
-      if (n.textValue().trim().startsWith("-")) {
-        throw ApiError.invalidBody(
-            name(name) + " must not be negative, got \"" + n.textValue() + "\"");
-      }
       try {
         d = Durations.parse(n.textValue());
+      } catch (Durations.NegativeException e) {
+        throw ApiError.invalidBody(name(name) + " " + e.getMessage());
       } catch (IllegalArgumentException e) {
         throw ApiError.invalidBody(
             name(name) + " is not a duration such as \"30s\": \"" + n.textValue() + "\"");

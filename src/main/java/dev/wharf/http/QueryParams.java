@@ -56,6 +56,8 @@ public final class QueryParams {
     }
     try {
       return Durations.parse(v);
+    } catch (Durations.NegativeException e) {
+      throw ApiError.invalidParam(name + " " + e.getMessage());
     } catch (IllegalArgumentException e) {
       throw ApiError.invalidParam(name + " must be a duration such as \"30s\", got \"" + v + "\"");
     }

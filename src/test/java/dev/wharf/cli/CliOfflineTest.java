@@ -245,6 +245,9 @@ class CliOfflineTest {
         CliRun.run("publish", "q", "--text", "x", "--delay", "soon", "--url", "http://127.0.0.1:1");
     assertThat(delay.exitCode()).isEqualTo(1);
     assertThat(delay.err()).isEqualTo("wharf: --delay: not a duration: \"soon\"\n");
+    CliRun negative =
+        CliRun.run("publish", "q", "--text", "x", "--ttl", "-5s", "--url", "http://127.0.0.1:1");
+    assertThat(negative.err()).isEqualTo("wharf: --ttl: must not be negative, got \"-5s\"\n");
     CliRun both = CliRun.run("publish", "q", "--text", "x", "--data", "1");
     assertThat(both.exitCode()).isEqualTo(Main.USAGE);
     assertThat(both.err()).contains("mutually exclusive");

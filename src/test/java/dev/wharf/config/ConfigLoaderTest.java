@@ -560,6 +560,16 @@ class ConfigLoaderTest {
   }
 
   @Test
+  void aNegativeDurationIsSaidToBeOneAsTheApiSaysIt() {
+    assertThat(errors("queues: {q: {delay: -5s}}\nserver: {max_wait: -5}\n"))
+        .containsExactly(
+            "queues.q.delay: must not be negative, got \"-5s\"",
+            "server.max_wait: must not be negative, got -5");
+    assertThat(errors("queues: {q: {delay: -soon}}"))
+        .containsExactly("queues.q.delay: not a duration: \"-soon\"");
+  }
+
+  @Test
   void bodyMemoryHoldsAtLeastOneLargestBody() {
     long dflt = dev.wharf.http.HttpSettings.defaultBodyMemory();
     assertThat(dflt).isEqualTo(Math.min(256L << 20, Runtime.getRuntime().maxMemory() / 4));

@@ -78,7 +78,8 @@ class BadInputTest {
           POST | /v1/queues/q/messages | ''                                        | 400 | invalid_body | required
           POST | /v1/queues/q/messages | [1, 2]                                    | 400 | invalid_body | object
           POST | /v1/queues/q/messages | {"body": 1, "delay": true}                | 400 | invalid_body | delay
-          POST | /v1/queues/q/messages | {"body": 1, "delay": "-5s"}               | 400 | invalid_body | delay
+          POST | /v1/queues/q/messages | {"body": 1, "delay": "-5s"}               | 400 | invalid_body | delay must not be negative, got "-5s"
+          POST | /v1/queues/q/messages | {"body": 1, "delay": "-soon"}             | 400 | invalid_body | delay is not a duration such as "30s": "-soon"
           # a value far above its field's range is told that range, as one just above it is
           POST | /v1/queues/q/messages | {"body": 1, "delay": "99999d"}            | 400 | invalid_body | delay must be between 0s and 30d, got 99999d
           POST | /v1/queues/q/messages | {"body": 1, "delay": "999999999999d"}     | 400 | invalid_body | delay must be between 0s and 30d, got more than 1000000000d
@@ -191,7 +192,7 @@ class BadInputTest {
           GET  | /v1/queues/q/messages?limit=abc   |  | 400 | invalid_param | limit
           GET  | /v1/queues/q/messages?after=-1    |  | 400 | invalid_param | after
           GET  | /v1/queues/q/dlq?limit=5000       |  | 400 | invalid_param | limit
-          GET  | /v1/queues/q/stream?visibility_timeout=-1s | | 400 | invalid_param | visibility_timeout
+          GET  | /v1/queues/q/stream?visibility_timeout=-1s | | 400 | invalid_param | visibility_timeout must not be negative, got "-1s"
           GET  | /v1/queues/q/stream?visibility_timeout=99999d | | 400 | invalid_param | visibility_timeout must be between 1s and 12h, got 99999d
           GET  | /v1/queues/q/stream?max=abc       |  | 400 | invalid_param | max
           GET  | /v1/queues/q/stream?max=0         |  | 400 | invalid_param | max must be between 1 and 100, got 0
