@@ -159,17 +159,41 @@ final class QueuesCommand implements Runnable {
           int limit,
       @Mixin ClientOptions o) {
     checkLimit(limit);
-    WharfClient.Answer answer =
-        o.client(main.env).get(path(queue) + "/dlq?limit=" + limit, Shape.MESSAGES);
+    WharfClient client = o.client(main.env);
+    WharfClient.Answer answer = client.get(path(queue) + "/dlq?limit=" + limit, Shape.MESSAGES);
     if (o.json) {
       printJson(answer.text());
       return;
     }
+    String none = "no dead messages from " + queue;
+    if (answer.json().path("messages").isEmpty()) {
+      none += whyNoDeadMessages(client, queue);
+    }
     printMessages(
-        answer,
-        "no dead messages from " + queue,
-        List.of("ID", "DIED_AT", "REASON"),
-        List.of("id", "died_at", "dead_reason"));
+        answer, none, List.of("ID", "DIED_AT", "REASON"), List.of("id", "died_at", "dead_reason"));
+  }
+
+  /**
+   * What more an empty list of dead messages says when the queue has no DLQ: none ever gathers,
+   * as a message that dies there is deleted. "No dead messages" alone reads as "none died".
+   */
+  private static String whyNoDeadMessages(WharfClient client, String queue) {
+    JsonNode q;
+    try {
+      q = client.get(path(queue), Shape.QUEUE).json();
+    } catch (CliException e) {
+      // The list itself was answered; this only explains it, so without it the list stands.
+      return "";
+    }
+    JsonNode dlq = q.path("settings").path("dead_letter_queue");
+    if (!dlq.isNull()) {
+      return "";
+    }
+    JsonNode dropped = q.path("stats").path("dropped");
+    return ": " + queue + " has no dead-letter queue, so its dead messages are dropped"
+        + (dropped.isIntegralNumber()
+            ? " (" + dropped.asText() + " since the server started)"
+            : "");
   }
 
   @Command(

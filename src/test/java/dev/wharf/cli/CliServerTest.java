@@ -294,6 +294,19 @@ class CliServerTest {
   }
 
   @Test
+  void anEmptyDeadLetterListSaysWhenTheQueueHasNoDeadLetterQueue() {
+    CliRun r = wharf("queues", "dlq", "jobs");
+    assertThat(r.exitCode()).as(r.err()).isZero();
+    assertThat(r.out())
+        .matches(
+            "no dead messages from jobs: jobs has no dead-letter queue, so its dead messages are"
+                + " dropped \\(\\d+ since the server started\\)\n");
+    // A queue with a DLQ that holds none of its messages: nothing more to say.
+    assertThat(wharf("queues", "dlq", "billing").out())
+        .isEqualTo("no dead messages from billing\n");
+  }
+
+  @Test
   void controlCharactersFromMessagesReachTheTerminalOnlyAsEscapes() throws Exception {
     publish("--text", "hi\u001b[31mRED\u0007 \u202eevil\tend");
     List<Delivery> got = app.broker().receive("billing", 1, Duration.ZERO, null);
