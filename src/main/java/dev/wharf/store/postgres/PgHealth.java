@@ -60,6 +60,17 @@ final class PgHealth {
     }
   }
 
+  /**
+   * A listening connection's failure, when it says the database stalled (a poll not answered in
+   * time). Others are told by the next connection that fails; and a session the server ended (a
+   * restart, an administrator) must not keep the writers from connecting again at once.
+   */
+  void listenerFailed(Throwable failure) {
+    if (PgStall.timedOut(failure)) {
+      failed(failure);
+    }
+  }
+
   /** Records the failure when it says the database cannot be reached; returns whether it does. */
   boolean failed(Throwable failure) {
     SQLException unreachable = unreachableCause(failure);

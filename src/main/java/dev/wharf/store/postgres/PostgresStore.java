@@ -18,13 +18,8 @@ import dev.wharf.store.SettleRequest;
 import dev.wharf.store.Store;
 import dev.wharf.store.StoreException;
 import dev.wharf.store.VisibleElsewhere;
-import dev.wharf.store.jdbc.PublishThenClaim;
 import java.sql.Connection;
-import java.sql.ResultSet;
-import java.sql.SQLException;
-import java.sql.Statement;
 import java.time.Instant;
-import java.util.ArrayList;
 import java.util.List;
 import java.util.Optional;
 import java.util.concurrent.CompletableFuture;
@@ -72,29 +67,9 @@ public final class PostgresStore implements Store {
 
   @Override
   public void start() {
-    String schema;
-    long queuesVersion;
-    PgSession.Features features;
-    try (Connection c = connect()) {
-      // Still bounded: a database that let the login through and then does not answer fails the
-      // start here, before anything that may rightly take long.
-      features = connections.learn(c);
-      // A migration of a large table may rightly take minutes, and so may another node's, which
-      // this one then waits for.
-      PgStall.unbounded(c);
-      PgSchema.migrate(c);
-      try (Statement s = c.createStatement();
-          ResultSet rs =
-              s.executeQuery(
-                  "SELECT current_schema(), (SELECT version FROM queues_changed WHERE id = 1)")) {
-        rs.next();
-        schema = rs.getString(1);
-        queuesVersion = rs.getLong(2);
-      }
-    } catch (SQLException e) {
-      throw new StoreException("cannot open PostgreSQL store: " + connections.describe(e), e);
-    }
-    String schemaPrefix = schema + "|";
+    PgStart.Opened opened = PgStart.open(connections);
+    PgSession.Features features = opened.features();
+    String schemaPrefix = opened.schema() + "|";
     String prefix = schemaPrefix + node + "|";
     // Two lanes overlap one commit's WAL flush with the next batch; more only contend for the
     // table's extension lock and the same CPU (measured on 2 cores with PostgreSQL on loopback:
@@ -106,37 +81,17 @@ public final class PostgresStore implements Store {
           applicationName() + "-reads", health, features.settingsQuery());
       readiness = new PgReadiness(reads, connections.stallMillis());
       writer = new PgWriter(connections::connectUnlessStalled, lanes, stripeBase, prefix,
-          PostgresStore::mergePlain, connections.stallMillis());
+          PgPublishOps::mergePlain, connections.stallMillis());
       reaper = new PgReaperLock(connections::connectUnlessStalled, stripeBase + lanes, prefix,
           features.endsIdle() ? reaperIdleMillis : 0);
       // The listener keeps trying while the database is away: its next connection that works is
       // how the node learns it is back.
       notifier = new PgNotifier(connections::connect, prefix, schemaPrefix, pollMillis,
-          health::reached, this::noteStall, connections.stallMillis());
-      notifier.start(queuesVersion);
+          health::reached, health::listenerFailed, connections.stallMillis());
+      notifier.start(opened.queuesVersion());
     } catch (RuntimeException e) {
       close();
       throw new StoreException("cannot open PostgreSQL store: " + e.getMessage(), e);
-    }
-  }
-
-  private static List<Object> mergePlain(PgTx tx, List<PgWriter.Mergeable<?>> ops)
-      throws SQLException {
-    List<PgPublish.Plain> plain = new ArrayList<>(ops.size());
-    for (PgWriter.Mergeable<?> op : ops) {
-      plain.add((PgPublish.Plain) op);
-    }
-    return new ArrayList<>(PgPublish.mergeAll(tx, plain));
-  }
-
-  /**
-   * A listening connection's failure, when it says the database stalled (a poll not answered in
-   * time). Others are told by the next connection that fails; and a session the server ended (a
-   * restart, an administrator) must not keep the writers from connecting again at once.
-   */
-  private void noteStall(Throwable failure) {
-    if (PgStall.timedOut(failure)) {
-      health.failed(failure);
     }
   }
 
@@ -218,18 +173,12 @@ public final class PostgresStore implements Store {
 
   @Override
   public List<PublishResult> messagesPublish(PublishBatch batch) {
-    return writer.submit(publishOp(batch));
+    return writer.submit(PgPublishOps.publish(batch));
   }
 
   @Override
   public CompletableFuture<List<PublishResult>> messagesPublishAsync(PublishBatch batch) {
-    return writer.submitAsync(publishOp(batch));
-  }
-
-  private static PgWriter.Op<List<PublishResult>> publishOp(PublishBatch batch) {
-    return PgPublish.isPlain(batch)
-        ? new PgPublish.Plain(batch)
-        : PgPublish.lockingKeys(batch, tx -> PgPublish.publish(tx, batch));
+    return writer.submitAsync(PgPublishOps.publish(batch));
   }
 
   @Override
@@ -245,19 +194,13 @@ public final class PostgresStore implements Store {
   @Override
   public PublishedAndClaimed messagesPublishAndClaim(
       PublishBatch batch, List<ClaimRequest> claims) {
-    return writer.submit(publishThenClaim(batch, claims));
+    return writer.submit(PgPublishOps.publishThenClaim(batch, claims));
   }
 
   @Override
   public CompletableFuture<PublishedAndClaimed> messagesPublishAndClaimAsync(
       PublishBatch batch, List<ClaimRequest> claims) {
-    return writer.submitAsync(publishThenClaim(batch, claims));
-  }
-
-  private static PgWriter.Op<PublishedAndClaimed> publishThenClaim(
-      PublishBatch batch, List<ClaimRequest> claims) {
-    return PgPublish.lockingKeys(batch, tx -> PublishThenClaim.run(
-        PgPublish.publish(tx, batch), claims, c -> PgClaim.claim(tx, c)));
+    return writer.submitAsync(PgPublishOps.publishThenClaim(batch, claims));
   }
 
   @Override
