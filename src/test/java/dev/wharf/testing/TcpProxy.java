@@ -30,7 +30,9 @@ import java.util.concurrent.locks.ReentrantLock;
  *
  * <p>{@link #freezeInNextReply} freezes in the middle of what the server sends next: its first
  * byte gets through, the rest waits for {@link #thaw}. {@link #freezeAtStatement} freezes when
- * a client sends a given statement, letting through what came before (a login, say).
+ * a client sends a given statement, letting through what came before (a login, say). {@link
+ * #freezeAfterStatement} lets that statement through and freezes before its answer: the server
+ * runs it, and then waits for a client that sends nothing more, as one stopped with SIGSTOP.
  */
 public final class TcpProxy implements AutoCloseable {
   private final ServerSocket server;
@@ -43,6 +45,7 @@ public final class TcpProxy implements AutoCloseable {
   private boolean frozen;
   private final AtomicBoolean splitNextReply = new AtomicBoolean();
   private final AtomicReference<String> freezeAt = new AtomicReference<>();
+  private final AtomicReference<String> freezeAfter = new AtomicReference<>();
   private volatile boolean closed;
 
   public TcpProxy(String targetHost, int targetPort) {
@@ -96,6 +99,16 @@ public final class TcpProxy implements AutoCloseable {
    */
   public void freezeAtStatement(String text) {
     freezeAt.set(text);
+  }
+
+  /**
+   * The stall starts once a client has sent a statement whose text holds {@code text}, anywhere
+   * in what it sent at once (a statement the driver named earlier is sent without its text, so
+   * pick one new to the connection): the statement is relayed, and nothing after it, its answer
+   * included, until {@link #thaw}.
+   */
+  public void freezeAfterStatement(String text) {
+    freezeAfter.set(text);
   }
 
   /** The stall ends: what waited is relayed, and everything after it. */
@@ -173,6 +186,13 @@ public final class TcpProxy implements AutoCloseable {
               && freezeAt.compareAndSet(at, null)) {
             freeze();
             awaitThaw();
+          }
+          String after = freezeAfter.get();
+          if (!fromServer && after != null && n > 0
+              && new String(buf, 0, n, StandardCharsets.ISO_8859_1).contains(after)
+              && freezeAfter.compareAndSet(after, null)) {
+            // Frozen before the statement goes on, so that its answer cannot slip through.
+            freeze();
           }
           if (fromServer && n > 1 && splitNextReply.compareAndSet(true, false)) {
             out.write(buf, 0, 1);

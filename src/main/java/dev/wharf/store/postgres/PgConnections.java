@@ -18,12 +18,21 @@ final class PgConnections {
   private final PostgresSettings settings;
   private final String applicationName;
   private final PgHealth health;
+  /** How long the server waits inside a transaction for this node ({@link PgSession}). */
+  private final long transactionIdleMillis;
   private volatile PgSession.Features features = PgSession.Features.UNKNOWN;
 
   PgConnections(PostgresSettings settings, String applicationName, PgHealth health) {
+    this(settings, applicationName, health, PgSession.TRANSACTION_IDLE_MILLIS);
+  }
+
+  /** Tests shorten how long a frozen node's transaction keeps its locks. */
+  PgConnections(PostgresSettings settings, String applicationName, PgHealth health,
+      long transactionIdleMillis) {
     this.settings = settings;
     this.applicationName = applicationName;
     this.health = health;
+    this.transactionIdleMillis = transactionIdleMillis;
   }
 
   /**
@@ -41,6 +50,11 @@ final class PgConnections {
     return features;
   }
 
+  /** What every new session runs first, the read pool's too ({@link PgSession.Features}). */
+  String sessionQuery() {
+    return features.settingsQuery(transactionIdleMillis);
+  }
+
   /** A new connection, set up; it tells the node's health whether the database answered. */
   Connection connect() {
     Properties p = new Properties();
@@ -56,7 +70,7 @@ final class PgConnections {
     try {
       Connection c = DriverManager.getConnection(settings.url(), p);
       try (Statement s = c.createStatement();
-          ResultSet rs = s.executeQuery(features.settingsQuery())) {
+          ResultSet rs = s.executeQuery(sessionQuery())) {
         if (rs.next() && "off".equals(rs.getString(4))) {
           s.execute("SET synchronous_commit = on");
         }

@@ -194,18 +194,29 @@ final class PgLane {
       // Whatever failed, nothing of this transaction may reach a later commit.
       boolean connectionLost = rollbackOrDrop();
       boolean timedOut = PgStall.timedOut(e);
-      if (connectionLost && !committing && mayReconnect && !timedOut && writer.running()) {
+      boolean endedIdle = PgSession.endedInTransaction(e);
+      if (endedIdle && !connectionLost) {
+        // The server ended the session: whatever the driver makes of that, it is of no more use.
+        closeConnection();
+        connectionLost = true;
+      }
+      if (connectionLost && !committing && mayReconnect && !timedOut && !endedIdle
+          && writer.running()) {
         // Dead before the commit was sent (an idle connection the server dropped is found so,
         // by its first statement): nothing of the batch can have been committed, so it runs
         // again on a new connection instead of failing its callers. After a commit was sent
         // the outcome is unknown, and a second run could write the batch twice. Nor after a
         // wait that ran out: the database did not answer, and would keep a new one waiting.
+        // Nor after the server ended a transaction that waited on this node (which paused):
+        // its operations carry times from before the pause (a claim's lease end, a settle's
+        // now), which a run now would apply to rows other nodes may have changed meanwhile.
         // Nor once the writer closes: the close ended that connection, and wants none more.
         again = true;
       } else if (batch.size() == 1 || !mayRetrySingly || connectionLost) {
         // A write into a deleted queue is its caller's answer, not a failure of the store.
         RuntimeException failure =
-            timedOut ? stalled(committing, e)
+            endedIdle ? endedWhilePaused(e)
+                : timedOut ? stalled(committing, e)
                 : e instanceof StoreException || e instanceof QueueGone ? (RuntimeException) e
                 : PgWriter.writeFailed(e);
         for (Pending<?> p : batch) {
@@ -239,6 +250,17 @@ final class PgLane {
   private StoreException stalled(boolean committing, Throwable cause) {
     return new StoreException("PostgreSQL did not answer within " + writer.stallMillis + " ms"
         + (committing ? " to a commit: the write may have been stored" : ""), cause);
+  }
+
+  /**
+   * The server ended the session after it waited inside the batch's transaction for longer than
+   * it allows ({@link PgSession#TRANSACTION_IDLE_MILLIS}): this node paused, and other nodes'
+   * writes were waiting on the batch's locks. The transaction was rolled back, even when the
+   * commit was what found it out.
+   */
+  private static StoreException endedWhilePaused(Throwable cause) {
+    return new StoreException("PostgreSQL ended a transaction that waited too long for this node"
+        + " (idle_in_transaction_session_timeout): nothing of the write was stored", cause);
   }
 
   /** Rolls back; returns true when the connection is gone (it is then dropped for a new one). */

@@ -18,12 +18,21 @@ import java.util.logging.Logger;
  * it the server looks every {@value #CHECK_CLIENT_SECONDS} s while a statement runs whether the
  * client is still there, and ends the statement (rolled back) and the session when it is not.
  *
- * <p>{@code idle_session_timeout} and {@code idle_in_transaction_session_timeout}, on the reaper
- * lock's session only ({@link PgReaperLock}): a node that is frozen (stopped with SIGSTOP, or
- * hung) keeps its sessions, as its kernel still answers keepalives, and with them the reaper
- * lock, so that no node would end any lease. The holder's session is never idle for more than a
- * pass's pause (100 ms) on a live node, so one idle for much longer belongs to a node that stopped
- * acting: the server ends it, and another node takes the lock at its next pass.
+ * <p>{@code idle_in_transaction_session_timeout}, on every session, whatever the server's version
+ * (it came with 9.6, before the identity columns the schema needs): a node that is frozen
+ * (stopped with SIGSTOP, or hung) keeps its sessions, as its kernel still answers keepalives, and
+ * a session frozen inside a transaction keeps that transaction's locks: the rows a writer batch
+ * changed or claimed, a key's advisory lock, a queue's row. Other nodes' writes of those rows
+ * would wait for as long as the node stays frozen. The server ends such a session once it has
+ * waited {@link #TRANSACTION_IDLE_MILLIS} for the node's next statement, which rolls the
+ * transaction back and frees its locks; the node's next statement on it fails ({@link
+ * #endedInTransaction}).
+ *
+ * <p>{@code idle_session_timeout}, on the reaper lock's session only ({@link PgReaperLock}): a
+ * frozen holder keeps the reaper lock between its passes too, so that no node would end any
+ * lease. The holder's session is never idle for more than a pass's pause (100 ms) on a live node,
+ * so one idle for much longer belongs to a node that stopped acting: the server ends it, and
+ * another node takes the lock at its next pass.
  */
 final class PgSession {
   private static final Logger LOG = Logger.getLogger(PgSession.class.getName());
@@ -33,6 +42,23 @@ final class PgSession {
 
   private static final String CHECK_CLIENT =
       "set_config('client_connection_check_interval', '" + CHECK_CLIENT_SECONDS + "s', false)";
+
+  /**
+   * How long the server waits, inside a transaction, for a node's next statement before it ends
+   * the session. No Wharf transaction waits on anything but its own statements: between two of
+   * them (a writer batch's, a purge's, a reaper pass's, a migration's) a node only works on what
+   * it already holds, for well under a millisecond, and it reads each answer as it comes. A
+   * statement that runs, however long (a purge of millions of rows, a migration, a wait on
+   * another session's lock), is not idle. A pause of seconds is a node that stopped (frozen,
+   * swapping, a collection gone wrong); its write fails, nothing of it stored, when it runs
+   * again. Under the default stall timeout (10 s), so that a write of another node waiting on
+   * the frozen one's locks goes through once they are freed rather than fail as a stall of the
+   * database. Not a setting: no deployment has a reason to let a frozen node hold locks longer.
+   */
+  static final long TRANSACTION_IDLE_MILLIS = 5_000;
+
+  /** The server ended the session after it waited too long inside a transaction (25P03). */
+  private static final String IDLE_IN_TRANSACTION_ENDED = "25P03";
 
   /**
    * What the server can do.
@@ -47,12 +73,14 @@ final class PgSession {
     /**
      * The query every new session runs first: the keepalive settings and {@code
      * synchronous_commit} ({@link PgKeepAlive#SESSION_SETTINGS_QUERY}, whose columns keep their
-     * places), and the client check when the server takes it.
+     * places), the bound on a wait inside a transaction ({@link #TRANSACTION_IDLE_MILLIS} but for
+     * tests), and the client check when the server takes it.
      */
-    String settingsQuery() {
-      return checksClient
-          ? PgKeepAlive.SESSION_SETTINGS_QUERY + ", " + CHECK_CLIENT
-          : PgKeepAlive.SESSION_SETTINGS_QUERY;
+    String settingsQuery(long transactionIdleMillis) {
+      String query = PgKeepAlive.SESSION_SETTINGS_QUERY
+          + ", set_config('idle_in_transaction_session_timeout', '" + transactionIdleMillis
+          + "', false)";
+      return checksClient ? query + ", " + CHECK_CLIENT : query;
     }
   }
 
@@ -94,11 +122,27 @@ final class PgSession {
     return "42704".equals(e.getSQLState()) || "22023".equals(e.getSQLState());
   }
 
-  /** Makes the server end the session once idle for {@code millis}, in a transaction or not. */
+  /**
+   * Makes the server end the session once idle for {@code millis} outside a transaction; inside
+   * one, every session's own bound ends it ({@link #TRANSACTION_IDLE_MILLIS}).
+   */
   static void endWhenIdle(Connection c, long millis) throws SQLException {
     try (Statement s = c.createStatement()) {
-      s.execute("SELECT set_config('idle_session_timeout', '" + millis + "', false),"
-          + " set_config('idle_in_transaction_session_timeout', '" + millis + "', false)");
+      s.execute("SELECT set_config('idle_session_timeout', '" + millis + "', false)");
     }
+  }
+
+  /**
+   * Whether the failure is the server ending the session because it waited too long inside a
+   * transaction: the transaction was rolled back, even when the statement that found it out was
+   * its commit, so nothing of it was stored.
+   */
+  static boolean endedInTransaction(Throwable failure) {
+    for (Throwable t = failure; t != null; t = t.getCause()) {
+      if (t instanceof SQLException e && IDLE_IN_TRANSACTION_ENDED.equals(e.getSQLState())) {
+        return true;
+      }
+    }
+    return false;
   }
 }

@@ -57,12 +57,18 @@ public final class PostgresStore implements Store {
 
   /** Tests shorten how long a frozen node keeps the reapers. */
   PostgresStore(PostgresSettings settings, long pollMillis, long reaperIdleMillis) {
+    this(settings, pollMillis, reaperIdleMillis, PgSession.TRANSACTION_IDLE_MILLIS);
+  }
+
+  /** Tests shorten how long a frozen node's transaction keeps its locks too. */
+  PostgresStore(PostgresSettings settings, long pollMillis, long reaperIdleMillis,
+      long transactionIdleMillis) {
     this.settings = settings;
     this.pollMillis = pollMillis;
     this.reaperIdleMillis = reaperIdleMillis;
-    this.health =
-        new PgHealth(System::nanoTime, PgHealth.stallFreshFor(settings));
-    this.connections = new PgConnections(settings, applicationName(), health);
+    this.health = new PgHealth(System::nanoTime, PgHealth.stallFreshFor(settings));
+    this.connections =
+        new PgConnections(settings, applicationName(), health, transactionIdleMillis);
   }
 
   @Override
@@ -78,7 +84,7 @@ public final class PostgresStore implements Store {
     int stripeBase = ThreadLocalRandom.current().nextInt(PgCounters.STRIPES);
     try {
       reads = new PgReads(settings, Math.max(1, settings.poolSize() - lanes),
-          applicationName() + "-reads", health, features.settingsQuery());
+          applicationName() + "-reads", health, connections.sessionQuery());
       readiness = new PgReadiness(reads, connections.stallMillis());
       writer = new PgWriter(connections::connectUnlessStalled, lanes, stripeBase, prefix,
           PgPublishOps::mergePlain, connections.stallMillis());

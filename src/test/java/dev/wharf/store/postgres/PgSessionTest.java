@@ -39,6 +39,8 @@ class PgSessionTest {
   void everyConnectionAsksTheServerToCheckForItsClient() throws Exception {
     try (Connection c = store.connect()) {
       assertThat(setting(c, "client_connection_check_interval")).isEqualTo("2s");
+      // A session frozen inside a transaction must not keep its locks for long.
+      assertThat(setting(c, "idle_in_transaction_session_timeout")).isEqualTo("5s");
       // Only the reaper lock's session is ended when idle.
       assertThat(setting(c, "idle_session_timeout")).isEqualTo("0");
     }
