@@ -8,8 +8,6 @@ import dev.wharf.store.ReapResult;
 import dev.wharf.store.StoreException;
 import java.time.Duration;
 import java.time.Instant;
-import java.util.ArrayList;
-import java.util.List;
 import java.util.concurrent.locks.LockSupport;
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.BeforeEach;
@@ -28,36 +26,27 @@ class PgFrozenReaperTest {
   private static final LeaseExpiryRequest PASS = new LeaseExpiryRequest(
       Instant.ofEpochMilli(1_000_000), 100, q -> new DeadLetterPolicy(0, null));
 
-  private final List<AutoCloseable> open = new ArrayList<>();
-  private PostgresSettings direct;
+  private TwoNodes nodes;
 
   @BeforeEach
   void schema() {
-    direct = TestDatabase.freshSchema(2);
+    nodes = new TwoNodes();
   }
 
   @AfterEach
   void closeAll() throws Exception {
-    for (int i = open.size() - 1; i >= 0; i--) {
-      open.get(i).close();
-    }
-    TestDatabase.dropSchema(TestDatabase.schemaOf(direct));
+    nodes.close();
   }
 
   private PostgresStore node(PostgresSettings s) {
-    PostgresStore store = new PostgresStore(s, PgNotifier.POLL_MS, IDLE_MS);
-    store.start();
-    open.add(store);
-    return store;
+    return nodes.node(s, IDLE_MS, PgSession.TRANSACTION_IDLE_MILLIS);
   }
 
   @Test
   void aFrozenHolderLosesTheReapersToAnotherNode() {
-    TestDatabase.Relayed relayed = TestDatabase.throughRelay(direct);
-    open.add(relayed.proxy());
-    PostgresStore a = node(new PostgresSettings(relayed.url(), direct.user(), direct.password(),
-        2, direct.stallTimeout()));
-    PostgresStore b = node(direct);
+    TestDatabase.Relayed relayed = nodes.relay();
+    PostgresStore a = node(nodes.through(relayed, nodes.direct.stallTimeout()));
+    PostgresStore b = node(nodes.direct);
     assertThat(a.leasesExpire(PASS)).isEqualTo(ReapResult.NONE);
     assertThat(a.reaperLockHeld()).isTrue();
     assertThat(b.leasesExpire(PASS)).isEqualTo(ReapResult.NONE);

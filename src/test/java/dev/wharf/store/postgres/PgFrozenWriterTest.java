@@ -16,7 +16,6 @@ import dev.wharf.store.StoreException;
 import java.nio.charset.StandardCharsets;
 import java.time.Duration;
 import java.time.Instant;
-import java.util.ArrayList;
 import java.util.List;
 import java.util.Map;
 import java.util.concurrent.CompletableFuture;
@@ -39,38 +38,28 @@ class PgFrozenWriterTest {
 
   private static final Instant NOW = Instant.parse("2026-01-01T00:00:00Z");
 
-  private final List<AutoCloseable> open = new ArrayList<>();
-  private PostgresSettings direct;
+  private TwoNodes nodes;
 
   @BeforeEach
   void schema() {
-    direct = TestDatabase.freshSchema(2);
+    nodes = new TwoNodes();
   }
 
   @AfterEach
   void closeAll() throws Exception {
-    for (int i = open.size() - 1; i >= 0; i--) {
-      open.get(i).close();
-    }
-    TestDatabase.dropSchema(TestDatabase.schemaOf(direct));
+    nodes.close();
   }
 
   private PostgresStore node(PostgresSettings s) {
-    PostgresStore store =
-        new PostgresStore(s, PgNotifier.POLL_MS, PgReaperLock.IDLE_MILLIS, IDLE_MS);
-    store.start();
-    open.add(store);
-    return store;
+    return nodes.node(s, PgReaperLock.IDLE_MILLIS, IDLE_MS);
   }
 
   @Test
   void anotherNodeSettlesARowThatAFrozenWriterLocked() throws Exception {
-    TestDatabase.Relayed relayed = TestDatabase.throughRelay(direct);
-    open.add(relayed.proxy());
+    TestDatabase.Relayed relayed = nodes.relay();
     // The frozen node's own waits outlast the freeze: only the server can end its transaction.
-    PostgresStore a = node(new PostgresSettings(relayed.url(), direct.user(), direct.password(),
-        2, Duration.ofSeconds(30)));
-    PostgresStore b = node(direct);
+    PostgresStore a = node(nodes.through(relayed, Duration.ofSeconds(30)));
+    PostgresStore b = node(nodes.direct);
     b.queuesPut(new QueueRecord("q", "{}", null));
     b.messagesPublish(batch("before"));
     Delivery leased = a.messagesClaim(new ClaimRequest("q", 1, NOW, NOW.plusSeconds(600))).get(0);
