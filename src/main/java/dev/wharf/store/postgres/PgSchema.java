@@ -57,7 +57,16 @@ final class PgSchema {
               // index entries of messages already handed out.
               """
               ALTER TABLE messages SET (autovacuum_vacuum_scale_factor = 0.02,
-                autovacuum_vacuum_insert_scale_factor = 0.05, autovacuum_analyze_scale_factor = 0.05)
+                autovacuum_analyze_scale_factor = 0.05)
+              """,
+              // Vacuums counted in inserts came with PostgreSQL 13; an older server refuses the
+              // parameter, and vacuums a table for its deletes and updates alone.
+              """
+              DO $$ BEGIN
+                IF current_setting('server_version_num')::int >= 130000 THEN
+                  ALTER TABLE messages SET (autovacuum_vacuum_insert_scale_factor = 0.05);
+                END IF;
+              END $$
               """,
               "CREATE INDEX m_ready ON messages(queue, visible_at, seq) WHERE state = 0",
               "CREATE INDEX m_leased ON messages(lease_until) WHERE state = 1",
@@ -94,7 +103,8 @@ final class PgSchema {
           // Version 2: a leased message that a publish with its key could not replace is marked
           // superseded, and deleted instead of made ready again when its lease ends without an
           // ack. The publish finds the key's leased rows through m_key_leased. A column with a
-          // constant default is added without rewriting the table.
+          // constant default is added without rewriting the table (PostgreSQL 11 and later; 10
+          // rewrites it, holding the table's lock meanwhile).
           List.of(
               "ALTER TABLE messages ADD COLUMN superseded boolean NOT NULL DEFAULT false",
               """
