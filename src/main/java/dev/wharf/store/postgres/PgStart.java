@@ -7,9 +7,10 @@ import java.sql.SQLException;
 import java.sql.Statement;
 
 /**
- * What a node does on the database before it opens its lanes, read pool and listener: it learns
- * what the server can do, migrates the schema, and reads which schema it is in and the version of
- * the queues' settings, all on one connection of its own.
+ * What a node does on the database before it opens its lanes, read pool and listener: it refuses
+ * a server too old ({@link PgVersion}), learns what the server can do, migrates the schema, and
+ * reads which schema it is in and the version of the queues' settings, all on one connection of
+ * its own.
  */
 final class PgStart {
   /**
@@ -23,6 +24,7 @@ final class PgStart {
 
   static Opened open(PgConnections connections) {
     try (Connection c = connections.connect()) {
+      PgVersion.require(c);
       // Still bounded: a database that let the login through and then does not answer fails the
       // start here, before anything that may rightly take long.
       PgSession.Features features = connections.learn(c);
