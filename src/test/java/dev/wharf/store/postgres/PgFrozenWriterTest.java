@@ -40,9 +40,14 @@ class PgFrozenWriterTest {
 
   private TwoNodes nodes;
 
+  /** The server the nodes share; a subclass runs the test on another. */
+  PgTestServer server() {
+    return TestDatabase.server();
+  }
+
   @BeforeEach
   void schema() {
-    nodes = new TwoNodes();
+    nodes = new TwoNodes(server());
   }
 
   @AfterEach
@@ -68,7 +73,7 @@ class PgFrozenWriterTest {
     relayed.proxy().freezeAfterStatement("DELETE FROM messages m USING unnest");
     long t0 = System.nanoTime();
     CompletableFuture<List<LeaseOutcome>> frozenAck = a.messagesSettleAsync(ack(leased));
-    awaitIdleInTransaction(a);
+    awaitIdleInTransaction(nodes.server, a);
     // Waits on the row the frozen node's ack deleted, until the server ends that transaction.
     List<LeaseOutcome> settled = b.messagesSettle(ack(leased));
     long tookMs = (System.nanoTime() - t0) / 1_000_000;
@@ -90,11 +95,11 @@ class PgFrozenWriterTest {
   }
 
   /** Until the node's session waits inside its transaction for what the relay holds. */
-  private static void awaitIdleInTransaction(PostgresStore node) {
+  private static void awaitIdleInTransaction(PgTestServer server, PostgresStore node) {
     long deadline = System.nanoTime() + Duration.ofSeconds(10).toNanos();
     String sql = "SELECT count(*) FROM pg_stat_activity WHERE application_name = '"
         + node.applicationName() + "' AND state = 'idle in transaction'";
-    while (TestDatabase.query(sql) == 0) {
+    while (server.query(sql) == 0) {
       assertThat(System.nanoTime()).as("the ack's transaction waits").isLessThan(deadline);
       LockSupport.parkNanos(10_000_000);
     }

@@ -1,6 +1,7 @@
 package dev.wharf.store.postgres;
 
 import static org.assertj.core.api.Assertions.assertThat;
+import static org.junit.jupiter.api.Assumptions.assumeTrue;
 
 import java.sql.Connection;
 import java.sql.DriverManager;
@@ -42,6 +43,25 @@ class PgSchemaTest {
       again.start();
       again.close();
     } finally {
+      TestDatabase.dropSchema(schema);
+    }
+  }
+
+  /** Vacuums counted in inserts, on 13 and later (OlderServerChecks sees them left out before). */
+  @Test
+  void theMessagesTableVacuumsEarlyForItsInsertsToo() {
+    assumeTrue(TestDatabase.query("SELECT current_setting('server_version_num')::int") >= 130_000);
+    PostgresSettings settings = TestDatabase.freshSchema(2);
+    String schema = TestDatabase.schemaOf(settings);
+    PostgresStore store = new PostgresStore(settings);
+    store.start();
+    try {
+      assertThat(TestDatabase.query("SELECT count(*) FROM pg_class WHERE relname = 'messages'"
+          + " AND relnamespace = '" + schema + "'::regnamespace AND reloptions @> ARRAY["
+          + "'autovacuum_vacuum_scale_factor=0.02', 'autovacuum_vacuum_insert_scale_factor=0.05',"
+          + " 'autovacuum_analyze_scale_factor=0.05']")).isEqualTo(1);
+    } finally {
+      store.close();
       TestDatabase.dropSchema(schema);
     }
   }

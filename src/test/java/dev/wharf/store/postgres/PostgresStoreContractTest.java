@@ -16,14 +16,24 @@ import java.util.concurrent.TimeUnit;
 import org.junit.jupiter.api.Test;
 
 class PostgresStoreContractTest extends StoreContract {
+  /** The last test's schema, and the server it is on. */
+  private static PgTestServer previousServer;
   private static String previousSchema;
   private PostgresSettings settings;
+
+  /** The server the contract runs on; a subclass runs it on another. */
+  PgTestServer server() {
+    return TestDatabase.server();
+  }
 
   @Override
   protected void freshDatabase() {
     // The last test's stores are closed by now: its schema can go.
-    TestDatabase.dropSchema(previousSchema);
-    settings = TestDatabase.freshSchema(6);
+    if (previousServer != null) {
+      previousServer.dropSchema(previousSchema);
+    }
+    previousServer = server();
+    settings = previousServer.freshSchema(6);
     previousSchema = TestDatabase.schemaOf(settings);
   }
 

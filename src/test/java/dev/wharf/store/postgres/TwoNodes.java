@@ -10,10 +10,22 @@ import java.util.List;
  * then drops the schema.
  */
 final class TwoNodes implements AutoCloseable {
+  /** The server the schema is on. */
+  final PgTestServer server;
+
   /** The schema, reached directly. */
-  final PostgresSettings direct = TestDatabase.freshSchema(2);
+  final PostgresSettings direct;
 
   private final List<AutoCloseable> open = new ArrayList<>();
+
+  TwoNodes() {
+    this(TestDatabase.server());
+  }
+
+  TwoNodes(PgTestServer server) {
+    this.server = server;
+    this.direct = server.freshSchema(2);
+  }
 
   /** A relay in front of the schema's server, closed with the rest. */
   TestDatabase.Relayed relay() {
@@ -42,6 +54,6 @@ final class TwoNodes implements AutoCloseable {
     for (int i = open.size() - 1; i >= 0; i--) {
       open.get(i).close();
     }
-    TestDatabase.dropSchema(TestDatabase.schemaOf(direct));
+    server.dropSchema(TestDatabase.schemaOf(direct));
   }
 }
