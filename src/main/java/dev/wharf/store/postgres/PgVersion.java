@@ -8,7 +8,7 @@ import java.sql.SQLException;
  * The oldest PostgreSQL Wharf runs on. The schema's {@code messages.seq} is an identity column,
  * which came with 10; every statement after uses only what 10 has (multi-array {@code unnest},
  * {@code ON CONFLICT}, {@code SKIP LOCKED}, {@code idle_in_transaction_session_timeout}), and
- * the store's tests run on 10 to 13 besides the current release. What came later is used where
+ * the store's tests run on 10 and 13 besides the current release. What came later is used where
  * the server has it ({@link PgSession}, the migrations' vacuum settings).
  */
 final class PgVersion {
