@@ -61,6 +61,12 @@ public final class Auth {
     if (consumerTokens.isEmpty() && !requireTokens) {
       return;
     }
+    if (consumerTokens.isEmpty() && admin == null) {
+      // No token at all would open it: a 401 would send its client looking for one.
+      throw forbidden(
+          "this queue takes no data requests: auth.require_tokens is on, the queue has no"
+              + " consumer_tokens and no admin token is configured; give it consumer_tokens");
+    }
     byte[] given = bearer(req);
     if (given == null) {
       throw unauthorized("this queue requires a bearer token");

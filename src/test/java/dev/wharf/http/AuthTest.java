@@ -101,6 +101,37 @@ class AuthTest {
     }
   }
 
+  /**
+   * Tokens required and no admin token: a queue without consumer tokens is one no token opens, so
+   * its data routes say that (403) rather than ask for a token (401) the client cannot have.
+   */
+  @Test
+  void aQueueNoTokenCanOpenIsForbiddenNotUnauthorized() {
+    try (TestServer s = new TestServer(dir, null, true, "127.0.0.1")) {
+      assertThat(s.api.put("/v1/queues/q", "{}").status()).isEqualTo(201);
+      assertThat(s.api.put("/v1/queues/t", "{\"consumer_tokens\": [\"t1\"]}").status())
+          .isEqualTo(201);
+      for (Api client : new Api[] {s.api, s.api.withToken("nope"), s.api.withToken("t1")}) {
+        Reply refused = client.post("/v1/queues/q/messages", "{\"body\": 1}");
+        assertThat(refused.status()).isEqualTo(403);
+        assertThat(refused.code()).isEqualTo("forbidden");
+        assertThat(refused.detail()).contains("require_tokens", "consumer_tokens");
+        assertThat(client.post("/v1/queues/q/receive", "{}").status()).isEqualTo(403);
+        assertThat(client.get("/v1/queues/q/stream").status()).isEqualTo(403);
+      }
+      // A queue with tokens takes its own, and asks for one when none is sent.
+      assertThat(s.api.withToken("t1").post("/v1/queues/t/messages", "{\"body\": 1}").status())
+          .isEqualTo(201);
+      assertThat(s.api.post("/v1/queues/t/messages", "{\"body\": 1}").status()).isEqualTo(401);
+      // Given tokens from loopback, the closed queue opens to them.
+      assertThat(s.api.put("/v1/queues/q", "{\"consumer_tokens\": [\"q1\"]}").status())
+          .isEqualTo(200);
+      assertThat(s.api.withToken("q1").post("/v1/queues/q/messages", "{\"body\": 1}").status())
+          .isEqualTo(201);
+      assertThat(s.api.get("/v1/queues/q").json().at("/stats/ready").asInt()).isEqualTo(1);
+    }
+  }
+
   @Test
   void withoutAnAdminTokenManagementAnswersOnlyLoopbackClients() throws Exception {
     InetAddress external = nonLoopbackAddress();
