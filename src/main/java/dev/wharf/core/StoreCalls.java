@@ -1,5 +1,6 @@
 package dev.wharf.core;
 
+import dev.wharf.store.LowOnDisk;
 import dev.wharf.store.QueueGone;
 import dev.wharf.store.StoreException;
 import java.util.concurrent.CompletableFuture;
@@ -42,6 +43,10 @@ final class StoreCalls {
   }
 
   private static BrokerException unavailable(StoreException e) {
+    if (e instanceof LowOnDisk) {
+      // A refusal, not a failure: its message says why, and what ends it.
+      return new BrokerException.Unavailable(e.getMessage());
+    }
     return new BrokerException.Unavailable(
         "storage failed: " + StoreException.firstLine(e.getMessage()));
   }

@@ -2,9 +2,10 @@ package dev.wharf.store;
 
 /**
  * A write failed because the disk holding the data has no room (or the database is at its size
- * limit): an operator's matter, which passes by itself once there is room again.
+ * limit): an operator's matter, which passes by itself once there is room again. A {@link
+ * LowOnDisk} is a publish refused ahead of that, while there is still room.
  */
-public final class StorageFull extends StoreException {
+public sealed class StorageFull extends StoreException permits LowOnDisk {
   public StorageFull(String message, Throwable cause) {
     super(message, cause);
   }

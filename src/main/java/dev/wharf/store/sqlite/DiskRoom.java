@@ -1,6 +1,6 @@
 package dev.wharf.store.sqlite;
 
-import dev.wharf.store.StorageFull;
+import dev.wharf.store.LowOnDisk;
 import dev.wharf.store.StoreException;
 import java.io.IOException;
 import java.nio.file.Path;
@@ -119,13 +119,13 @@ final class DiskRoom {
   void refuseWhenLowOnDisk() {
     String low = diskFree.refusal();
     if (low != null) {
-      throw new StorageFull("write failed: " + low, null);
+      throw new LowOnDisk(low);
     }
   }
 
   <T> CompletableFuture<T> lowOnDisk() {
     String low = diskFree.refusal();
     return low == null ? null
-        : CompletableFuture.failedFuture(new StorageFull("write failed: " + low, null));
+        : CompletableFuture.failedFuture(new LowOnDisk(low));
   }
 }

@@ -63,7 +63,12 @@ class SqliteDiskFreeLimitOverHttpTest {
       assertThat(refused.headers().firstValue("Retry-After")).hasValue("1");
       JsonNode error = JSON.readTree(refused.body());
       assertThat(error.path("code").asText()).isEqualTo("unavailable");
-      assertThat(error.path("detail").asText()).contains("storage.disk_free_limit");
+      // A refusal ahead of a full disk, not a failure: the detail says why and nothing else.
+      assertThat(error.path("detail").asText())
+          .startsWith("the disk holding ")
+          .contains("less than storage.disk_free_limit (50.0 MB)")
+          .endsWith(": publishes are refused until it has more")
+          .doesNotContain("failed");
     }
     HttpResponse<String> ready = send("GET", "/readyz", "");
     assertThat(ready.statusCode()).isEqualTo(503);
