@@ -110,8 +110,8 @@ final class Checkpointer implements AutoCloseable {
 
   /**
    * @param background whether this class's own thread runs passive passes
-   * @param afterPass run on this thread after each background pass that worked: upkeep that may
-   *     take a while but must not hold the writer
+   * @param afterPass run on this thread after each background pass, whether it worked or not:
+   *     upkeep that may take a while but must not hold the writer
    */
   Checkpointer(
       String url,
@@ -158,9 +158,13 @@ final class Checkpointer implements AutoCloseable {
         if (!open) {
           return;
         }
-        passOnce();
-        afterPass.run();
-        failing = false;
+        try {
+          passOnce();
+          failing = false;
+        } finally {
+          // After a failed pass too: on a full disk every pass fails, and the room is read then.
+          afterPass.run();
+        }
       } catch (InterruptedException e) {
         return;
       } catch (SQLException e) {

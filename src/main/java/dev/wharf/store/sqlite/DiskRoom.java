@@ -3,8 +3,11 @@ package dev.wharf.store.sqlite;
 import dev.wharf.store.LowOnDisk;
 import dev.wharf.store.StoreException;
 import java.io.IOException;
+import java.nio.file.FileStore;
+import java.nio.file.Files;
 import java.nio.file.Path;
 import java.sql.ResultSet;
+import java.sql.SQLException;
 import java.sql.Statement;
 import java.util.concurrent.CompletableFuture;
 import java.util.function.LongSupplier;
@@ -12,9 +15,10 @@ import java.util.logging.Logger;
 
 /**
  * The store's watch on its room on disk: the room kept for an operator's deletions
- * ({@link RoomReserve}), the limit under which publishes are refused ({@link DiskFreeLimit}), and
- * the database's free pages, which count as room. Set up before the start, made at the start, and
- * read by every publish.
+ * ({@link RoomReserve}), the limit under which publishes are refused ({@link DiskFreeLimit}), the
+ * database's free pages, which count as room, and the room the next checkpoint needs, kept from
+ * publishes ({@link CheckpointRoom}). Set up before the start, made at the start, and read by
+ * every publish.
  */
 final class DiskRoom {
   /** The store's: where its line about the room kept was logged before it had this class. */
@@ -27,10 +31,15 @@ final class DiskRoom {
   private LongSupplier diskUsable;
   private LongSupplier diskNanos;
   private DiskFreeLimit diskFree;
-  /** The database's free pages in bytes, as last read ({@link #readFreePages}). */
+  /** The database's free pages in bytes, as last read ({@link #readRoom}). */
   private volatile long freePageBytes;
+  /** The room the next checkpoint needs; set at the start. */
+  private volatile CheckpointRoom checkpointRoom;
+  private Path database;
+  /** The disk holding the database, unless tests read its free space ({@link #diskUsable}). */
+  private FileStore disk;
   private int pageBytes;
-  /** Volatile: the checkpointer's thread reads it too (see {@link #readFreePages}). */
+  /** Volatile: the checkpointer's thread reads it too (see {@link #readRoom}). */
   private volatile ReadPool reads;
 
   /** The database's free pages in bytes, as last read (for tests). */
@@ -77,9 +86,12 @@ final class DiskRoom {
 
   /** At the start, once the readers are open: reads the room now, and from now on. */
   void watch(Path db, ReadPool pool) throws IOException {
+    database = db;
+    disk = diskUsable == null ? Files.getFileStore(db.toAbsolutePath().getParent()) : null;
+    checkpointRoom = new CheckpointRoom(db.toAbsolutePath().getParent());
     reads = pool;
     // Pages a purge or an ack freed are room too: the database reuses them before it grows.
-    readFreePages();
+    readRoom();
     diskFree = diskUsable == null
         ? DiskFreeLimit.of(db, diskFreeLimit, () -> freePageBytes)
         : new DiskFreeLimit(db.toAbsolutePath().getParent(), diskFreeLimit, diskUsable,
@@ -88,43 +100,66 @@ final class DiskRoom {
   }
 
   /**
-   * Reads how many bytes of the database's pages are free for reuse, for {@link DiskFreeLimit};
-   * on the checkpointer's thread after each pass, not on a publish's (and by tests).
+   * Reads how many bytes of the database's pages are free for reuse, for {@link DiskFreeLimit},
+   * and what the next checkpoint needs of the disk, for {@link CheckpointRoom}; on the
+   * checkpointer's thread after each pass, not on a publish's (and by tests).
    */
-  void readFreePages() {
+  void readRoom() {
     ReadPool pool = reads;
-    if (pool == null) {
+    CheckpointRoom owed = checkpointRoom;
+    if (pool == null || owed == null) {
       // A pass that came before the start made the pool: the start reads them itself.
       return;
     }
     try {
-      long pages = pool.read(c -> {
-        try (Statement s = c.createStatement();
-            ResultSet rs = s.executeQuery("PRAGMA freelist_count")) {
-          return rs.next() ? rs.getLong(1) : 0L;
+      long[] pages = pool.read(c -> {
+        try (Statement s = c.createStatement()) {
+          return new long[] {single(s, "PRAGMA freelist_count"), single(s, "PRAGMA page_count")};
         }
       });
-      freePageBytes = pages * pageBytes;
-    } catch (StoreException e) {
+      freePageBytes = pages[0] * pageBytes;
+      // The file's length after the pages: what a checkpoint in between grew it by is paid.
+      owed.read(pages[1], pageBytes, Files.size(database), diskFree());
+    } catch (StoreException | IOException e) {
       // The last reading stands.
     }
   }
 
-  /** Why a publish is refused now, or null when the disk has room ({@link DiskFreeLimit}). */
-  String refusal() {
-    return diskFree.refusal();
+  private static long single(Statement s, String pragma) throws SQLException {
+    try (ResultSet rs = s.executeQuery(pragma)) {
+      return rs.next() ? rs.getLong(1) : 0L;
+    }
   }
 
-  /** Refuses a publish while the disk has less room than the limit ({@link DiskFreeLimit}). */
-  void refuseWhenLowOnDisk() {
+  /** The disk's free space, without the database's free pages: a checkpoint cannot use them. */
+  private long diskFree() throws IOException {
+    return disk == null ? diskUsable.getAsLong() : disk.getUsableSpace();
+  }
+
+  /** What the next checkpoint must grow the database file by, as last read (for tests). */
+  long checkpointOwes() {
+    return checkpointRoom.owed();
+  }
+
+  /**
+   * Why a publish is refused now, or null when the disk has room: room under the limit ({@link
+   * DiskFreeLimit}) or under what the next checkpoint needs ({@link CheckpointRoom}).
+   */
+  String refusal() {
     String low = diskFree.refusal();
+    return low != null ? low : checkpointRoom.refusal();
+  }
+
+  /** Refuses a publish while the disk has too little room ({@link #refusal}). */
+  void refuseWhenLowOnDisk() {
+    String low = refusal();
     if (low != null) {
       throw new LowOnDisk(low);
     }
   }
 
   <T> CompletableFuture<T> lowOnDisk() {
-    String low = diskFree.refusal();
+    String low = refusal();
     return low == null ? null
         : CompletableFuture.failedFuture(new LowOnDisk(low));
   }

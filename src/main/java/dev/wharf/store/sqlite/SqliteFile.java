@@ -95,7 +95,7 @@ final class SqliteFile {
               health,
               () -> {
                 room.keepRoom();
-                room.readFreePages();
+                room.readRoom();
               });
       memoryLeases = new MemoryLeases(leaseWriteBackAge);
       writer =

@@ -163,9 +163,17 @@ public final class SqliteStore implements Store {
     return database.checkpointer.passes();
   }
 
-  /** Reads the database's free pages now (for tests; see {@link DiskRoom#readFreePages}). */
-  void readFreePages() {
-    room.readFreePages();
+  /**
+   * Reads the database's free pages and what the next checkpoint needs of the disk now (for
+   * tests; see {@link DiskRoom#readRoom}).
+   */
+  void readRoom() {
+    room.readRoom();
+  }
+
+  /** What the next checkpoint must grow the database file by, as last read (for tests). */
+  long checkpointOwes() {
+    return room.checkpointOwes();
   }
 
   /** The database's free pages in bytes, as last read (for tests). */

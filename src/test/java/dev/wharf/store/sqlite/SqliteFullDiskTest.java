@@ -60,13 +60,13 @@ class SqliteFullDiskTest {
    */
   @Test
   void pagesAPurgeFreedCountAsRoom() {
-    store.readFreePages();
+    store.readRoom();
     long before = store.freePageBytes();
     broker.publish("q", batch(500));
     store.checkpointNow();
     broker.purge("q");
     store.checkpointNow();
-    store.readFreePages();
+    store.readRoom();
     assertThat(store.freePageBytes() - before).isGreaterThan(500L * 4096);
   }
 
