@@ -16,7 +16,8 @@ import java.util.logging.Logger;
  * is then left to the deletion's own frames and to what publishes took between two readings.
  *
  * <p>Read on the checkpointer's thread after every pass, whether it worked or not (on a full disk
- * they fail), so a publish reads a field and nothing more.
+ * they fail), and at the end of a deletion given the room kept, so a publish reads a field and
+ * nothing more.
  */
 final class CheckpointRoom {
   /** The store's: an operator follows its room on disk under one name. */
@@ -36,7 +37,7 @@ final class CheckpointRoom {
    * Takes a reading: the database's size in pages as its newest commit has it ({@code pages} of
    * {@code pageBytes}), the length of its file, and the disk's free space.
    */
-  void read(long pages, int pageBytes, long fileBytes, long diskFree) {
+  synchronized void read(long pages, int pageBytes, long fileBytes, long diskFree) {
     long debt = Math.max(0, pages * pageBytes - fileBytes);
     owed = debt;
     String was = refusal;

@@ -9,6 +9,7 @@ import java.sql.Connection;
 import java.sql.ResultSet;
 import java.sql.SQLException;
 import java.sql.Statement;
+import java.util.concurrent.TimeUnit;
 import java.util.concurrent.locks.ReentrantLock;
 import java.util.logging.Level;
 import java.util.logging.Logger;
@@ -259,7 +260,7 @@ final class Checkpointer implements AutoCloseable {
     if (health.broken() != null
         || (!makingRoom && walFrames <= restartFrames)
         || System.nanoTime() - nextRestartNanos < 0
-        || !running.tryLock()) {
+        || !lock(makingRoom)) {
       return;
     }
     try {
@@ -291,6 +292,22 @@ final class Checkpointer implements AutoCloseable {
       }
     } finally {
       running.unlock();
+    }
+  }
+
+  /**
+   * The writer does not wait for a passive pass, but for one making room for a deletion on a full
+   * disk: there a skipped restart has the deletion's frames take new room, not the WAL's own.
+   */
+  private boolean lock(boolean makingRoom) {
+    if (!makingRoom) {
+      return running.tryLock();
+    }
+    try {
+      return running.tryLock(1, TimeUnit.SECONDS);
+    } catch (InterruptedException e) {
+      Thread.currentThread().interrupt();
+      return false;
     }
   }
 

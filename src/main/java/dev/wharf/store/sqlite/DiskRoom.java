@@ -102,7 +102,8 @@ final class DiskRoom {
   /**
    * Reads how many bytes of the database's pages are free for reuse, for {@link DiskFreeLimit},
    * and what the next checkpoint needs of the disk, for {@link CheckpointRoom}; on the
-   * checkpointer's thread after each pass, not on a publish's (and by tests).
+   * checkpointer's thread after each pass and on a deleting caller's at the end of a deletion
+   * given the room kept ({@link RoomForDeletions#makingRoom}), not on a publish's (and by tests).
    */
   void readRoom() {
     ReadPool pool = reads;

@@ -81,6 +81,7 @@ final class GroupCommitWriter implements AutoCloseable {
   /**
    * @param nextSeq the first seq to hand out: one past the highest in the database, all of which
    *     is durable, and past every seq reserved (see {@link SeqBlocks#firstSeq})
+   * @param readRoom reads the disk's room again ({@link DiskRoom#readRoom})
    */
   GroupCommitWriter(
       Connection conn,
@@ -90,10 +91,11 @@ final class GroupCommitWriter implements AutoCloseable {
       MemoryLeases leases,
       long nextSeq,
       WriteHealth health,
-      RoomReserve reserve)
+      RoomReserve reserve,
+      Runnable readRoom)
       throws SQLException {
     this.health = health;
-    this.room = new RoomForDeletions(reserve);
+    this.room = new RoomForDeletions(reserve, betweenBatches, readRoom);
     this.conn = conn;
     this.betweenBatches = betweenBatches;
     conn.setAutoCommit(false);

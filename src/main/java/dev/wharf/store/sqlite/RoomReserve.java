@@ -17,7 +17,9 @@ import java.util.logging.Logger;
  * it added. A disk filled by messages would otherwise refuse the very writes that would empty it.
  * The writer deletes this file when such a write fails for lack of room, and only then (see
  * {@link GroupCommitWriter#submitFreeingRoom}), and makes it again from what that left of its
- * room, or later once the disk has room for it and as much again.
+ * room, or later once the disk has room for it and as much again. The room the checkpoint needs
+ * to grow the database file by the WAL's pages beyond its end is kept apart, by refusing
+ * publishes ({@link CheckpointRoom}): this file is the deletion's own frames'.
  */
 class RoomReserve {
   private static final Logger LOG = Logger.getLogger(RoomReserve.class.getName());

@@ -110,7 +110,8 @@ final class SqliteFile {
               memoryLeases,
               SeqBlocks.firstSeq(writeConn),
               health,
-              reserve);
+              reserve,
+              room::readRoom);
       reads = new ReadPool(url, 4);
       room.watch(db, reads);
       startupCount.startCounting(counters, countGate);
