@@ -134,7 +134,8 @@ class WharfAppTest {
       assertThat(metrics)
           .contains("wharf_sqlite_checkpoint_pass_seconds_count")
           .contains("wharf_sqlite_db_fsync_seconds_count")
-          .contains("wharf_sqlite_wal_frames");
+          .contains("wharf_sqlite_wal_frames")
+          .contains("wharf_sqlite_checkpoint_owed_bytes");
     }
   }
 

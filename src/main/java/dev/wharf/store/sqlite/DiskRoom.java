@@ -137,9 +137,10 @@ final class DiskRoom {
     return disk == null ? diskUsable.getAsLong() : disk.getUsableSpace();
   }
 
-  /** What the next checkpoint must grow the database file by, as last read (for tests). */
+  /** What the next checkpoint must grow the database file by, as last read (0 before it is). */
   long checkpointOwes() {
-    return checkpointRoom.owed();
+    CheckpointRoom owed = checkpointRoom;
+    return owed == null ? 0 : owed.owed();
   }
 
   /**

@@ -34,7 +34,8 @@ final class SqliteMetrics {
       MeterRegistry registry,
       GroupCommitWriter writer,
       Checkpointer checkpointer,
-      MemoryLeases memoryLeases) {
+      MemoryLeases memoryLeases,
+      DiskRoom room) {
     FunctionCounter.builder("wharf_sqlite_commits", writer, GroupCommitWriter::commits)
         .description("Transactions committed by the SQLite writer, each a group of writes")
         .register(registry);
@@ -99,6 +100,13 @@ final class SqliteMetrics {
         .register(registry);
     Gauge.builder("wharf_sqlite_wal_frames", checkpointer, Checkpointer::walFrames)
         .description("Frames in the WAL as the last checkpoint saw them")
+        .register(registry);
+    // Read after every checkpoint pass; an alert on it rising toward the disk's free space comes
+    // before the publishes it refuses.
+    Gauge.builder("wharf_sqlite_checkpoint_owed_bytes", room, DiskRoom::checkpointOwes)
+        .description("What the next checkpoint must grow the database file by (the WAL's pages"
+            + " beyond its end); publishes are refused while the disk has less free")
+        .baseUnit("bytes")
         .register(registry);
     // What /readyz says, for alerting from the scrapes: reads (and so every depth gauge) go on
     // answering while a full disk refuses every write.

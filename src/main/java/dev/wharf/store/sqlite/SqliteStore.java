@@ -184,7 +184,8 @@ public final class SqliteStore implements Store {
   /** The writer's commits and fsyncs, the checkpoints and the leases ({@link SqliteMetrics}). */
   @Override
   public void bindMetrics(MeterRegistry registry) {
-    SqliteMetrics.bind(registry, writer, database.checkpointer, database.memoryLeases);
+    SqliteMetrics.bind(
+        registry, writer, database.checkpointer, database.memoryLeases, room);
   }
 
   @Override

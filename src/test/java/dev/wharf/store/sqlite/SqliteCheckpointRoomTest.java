@@ -61,6 +61,10 @@ class SqliteCheckpointRoomTest {
     long owed = store.checkpointOwes();
     // A hundred rows of 4 KB and more, in pages the database file does not have yet.
     assertThat(owed).isGreaterThan(100L * 4096);
+    SimpleMeterRegistry scraped = new SimpleMeterRegistry();
+    store.bindMetrics(scraped);
+    assertThat(scraped.get("wharf_sqlite_checkpoint_owed_bytes").gauge().value())
+        .isEqualTo((double) owed);
 
     free.set(owed - 1);
     store.readRoom();
