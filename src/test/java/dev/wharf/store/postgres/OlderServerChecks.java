@@ -8,7 +8,6 @@ import dev.wharf.store.LeaseExpiryRequest;
 import dev.wharf.store.ReapResult;
 import java.sql.Connection;
 import java.sql.DriverManager;
-import java.sql.ResultSet;
 import java.sql.SQLException;
 import java.sql.Statement;
 import java.time.Duration;
@@ -55,9 +54,9 @@ abstract class OlderServerChecks {
   void sessionsTakeTheSettingsTheServerHas() throws Exception {
     PostgresStore store = node(nodes.direct);
     try (Connection c = store.connect()) {
-      assertThat(setting(c, "idle_in_transaction_session_timeout")).isEqualTo("5s");
-      assertThat(setting(c, "tcp_keepalives_idle")).isEqualTo("30");
-      assertThat(setting(c, "synchronous_commit")).isEqualTo("on");
+      assertThat(SessionProbe.setting(c, "idle_in_transaction_session_timeout")).isEqualTo("5s");
+      assertThat(SessionProbe.setting(c, "tcp_keepalives_idle")).isEqualTo("30");
+      assertThat(SessionProbe.setting(c, "synchronous_commit")).isEqualTo("on");
     }
     assertThat(nodes.server.query("SELECT count(*) FROM pg_settings WHERE name IN"
         + " ('client_connection_check_interval', 'idle_session_timeout')")).isZero();
@@ -97,7 +96,7 @@ abstract class OlderServerChecks {
         Statement hs = holder.createStatement()) {
       hs.execute("SELECT pg_advisory_lock(" + key + ")");
       try (Connection c = store.connect()) {
-        pid = backendPid(c);
+        pid = SessionProbe.backendPid(c);
         try (Statement s = c.createStatement()) {
           assertThatThrownBy(() -> s.execute("SELECT pg_advisory_lock(" + key + ")"))
               .satisfies(e -> assertThat(PgStall.timedOut(e)).isTrue());
@@ -143,21 +142,5 @@ abstract class OlderServerChecks {
 
   private boolean running(int pid) {
     return nodes.server.query("SELECT count(*) FROM pg_stat_activity WHERE pid = " + pid) > 0;
-  }
-
-  private static int backendPid(Connection c) throws SQLException {
-    try (Statement s = c.createStatement();
-        ResultSet rs = s.executeQuery("SELECT pg_backend_pid()")) {
-      rs.next();
-      return rs.getInt(1);
-    }
-  }
-
-  private static String setting(Connection c, String name) throws SQLException {
-    try (Statement s = c.createStatement();
-        ResultSet rs = s.executeQuery("SELECT current_setting('" + name + "')")) {
-      rs.next();
-      return rs.getString(1);
-    }
   }
 }

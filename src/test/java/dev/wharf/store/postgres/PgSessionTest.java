@@ -5,7 +5,6 @@ import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
 import java.sql.Connection;
 import java.sql.DriverManager;
-import java.sql.ResultSet;
 import java.sql.SQLException;
 import java.sql.Statement;
 import java.time.Duration;
@@ -38,11 +37,11 @@ class PgSessionTest {
   @Test
   void everyConnectionAsksTheServerToCheckForItsClient() throws Exception {
     try (Connection c = store.connect()) {
-      assertThat(setting(c, "client_connection_check_interval")).isEqualTo("2s");
+      assertThat(SessionProbe.setting(c, "client_connection_check_interval")).isEqualTo("2s");
       // A session frozen inside a transaction must not keep its locks for long.
-      assertThat(setting(c, "idle_in_transaction_session_timeout")).isEqualTo("5s");
+      assertThat(SessionProbe.setting(c, "idle_in_transaction_session_timeout")).isEqualTo("5s");
       // Only the reaper lock's session is ended when idle.
-      assertThat(setting(c, "idle_session_timeout")).isEqualTo("0");
+      assertThat(SessionProbe.setting(c, "idle_session_timeout")).isEqualTo("0");
     }
   }
 
@@ -59,7 +58,7 @@ class PgSessionTest {
       hs.execute("SELECT pg_advisory_lock(" + key + ")");
       int pid;
       try (Connection c = store.connect()) {
-        pid = backendPid(c);
+        pid = SessionProbe.backendPid(c);
         try (Statement s = c.createStatement()) {
           assertThatThrownBy(() -> s.execute("SELECT pg_advisory_lock(" + key + ")"))
               .satisfies(e -> assertThat(PgStall.timedOut(e)).isTrue());
@@ -70,22 +69,6 @@ class PgSessionTest {
         assertThat(System.nanoTime()).as("backend " + pid + " still running").isLessThan(deadline);
         LockSupport.parkNanos(50_000_000);
       }
-    }
-  }
-
-  private static int backendPid(Connection c) throws SQLException {
-    try (Statement s = c.createStatement();
-        ResultSet rs = s.executeQuery("SELECT pg_backend_pid()")) {
-      rs.next();
-      return rs.getInt(1);
-    }
-  }
-
-  private static String setting(Connection c, String name) throws SQLException {
-    try (Statement s = c.createStatement();
-        ResultSet rs = s.executeQuery("SELECT current_setting('" + name + "')")) {
-      rs.next();
-      return rs.getString(1);
     }
   }
 }
