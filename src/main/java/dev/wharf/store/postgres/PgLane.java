@@ -218,6 +218,7 @@ final class PgLane {
             endedIdle ? endedWhilePaused(e)
                 : timedOut ? stalled(committing, e)
                 : e instanceof StoreException || e instanceof QueueGone ? (RuntimeException) e
+                : committing && connectionLost ? lostInCommit(e)
                 : PgWriter.writeFailed(e);
         for (Pending<?> p : batch) {
           p.done().completeExceptionally(failure);
@@ -250,6 +251,16 @@ final class PgLane {
   private StoreException stalled(boolean committing, Throwable cause) {
     return new StoreException("PostgreSQL did not answer within " + writer.stallMillis + " ms"
         + (committing ? " to a commit: the write may have been stored" : ""), cause);
+  }
+
+  /**
+   * The connection was lost once the commit was sent (the server ended the session, or it went
+   * away): the server may have committed before it went, so the caller must not take the failure
+   * for nothing stored (a publish retried with its idempotency key is stored once).
+   */
+  private static StoreException lostInCommit(Throwable cause) {
+    return new StoreException("write failed: the connection to PostgreSQL was lost during the"
+        + " commit, so the write may have been stored: " + cause.getMessage(), cause);
   }
 
   /**
