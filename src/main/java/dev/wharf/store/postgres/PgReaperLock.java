@@ -135,7 +135,10 @@ final class PgReaperLock implements AutoCloseable {
     } catch (SQLException | RuntimeException e) {
       LOG.log(Level.FINE, "reaper connection unusable", e);
     }
-    LOG.warning("reaper connection lost; another node may take the reapers over");
+    // Only the holder's loss frees the reapers: every node keeps a lock connection to try with.
+    LOG.warning(held
+        ? "reaper connection lost; another node may take the reapers over"
+        : "reaper connection lost (this node did not run the reapers)");
     closeConnection();
   }
 
