@@ -39,7 +39,8 @@ final class PgReaperLock implements AutoCloseable {
   private PgTx tx;
   /** The lock's connection, for a close that must not wait for a pass on a stalled database. */
   private volatile Connection live;
-  private boolean held;
+  /** Volatile: a metrics scrape reads it without waiting for a pass ({@link #holder}). */
+  private volatile boolean held;
   private volatile boolean closed;
 
   /** @param idleMillis the session's idle bound ({@link #IDLE_MILLIS}), 0 for none */
@@ -106,7 +107,7 @@ final class PgReaperLock implements AutoCloseable {
     }
   }
 
-  synchronized boolean holder() {
+  boolean holder() {
     return held;
   }
 

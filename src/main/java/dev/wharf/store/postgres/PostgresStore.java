@@ -18,6 +18,8 @@ import dev.wharf.store.SettleRequest;
 import dev.wharf.store.Store;
 import dev.wharf.store.StoreException;
 import dev.wharf.store.VisibleElsewhere;
+import io.micrometer.core.instrument.Gauge;
+import io.micrometer.core.instrument.MeterRegistry;
 import java.sql.Connection;
 import java.time.Instant;
 import java.util.List;
@@ -132,6 +134,17 @@ public final class PostgresStore implements Store {
   /** Whether this node runs the reapers now (for tests and metrics). */
   public boolean reaperLockHeld() {
     return reaper.holder();
+  }
+
+  /**
+   * Which node runs the reapers: otherwise only its log says so, and an operator looking for
+   * why leases do not expire (a frozen holder) has to find it there.
+   */
+  @Override
+  public void bindMetrics(MeterRegistry registry) {
+    Gauge.builder("wharf_postgres_reapers_held", this, s -> s.reaperLockHeld() ? 1 : 0)
+        .description("1 while this node holds the reaper lock and runs the reapers")
+        .register(registry);
   }
 
   /**

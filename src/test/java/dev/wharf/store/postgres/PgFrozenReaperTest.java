@@ -6,6 +6,8 @@ import dev.wharf.store.DeadLetterPolicy;
 import dev.wharf.store.LeaseExpiryRequest;
 import dev.wharf.store.ReapResult;
 import dev.wharf.store.StoreException;
+import io.micrometer.core.instrument.MeterRegistry;
+import io.micrometer.core.instrument.simple.SimpleMeterRegistry;
 import java.time.Duration;
 import java.time.Instant;
 import java.util.concurrent.locks.LockSupport;
@@ -51,6 +53,12 @@ class PgFrozenReaperTest {
     assertThat(a.reaperLockHeld()).isTrue();
     assertThat(b.leasesExpire(PASS)).isEqualTo(ReapResult.NONE);
     assertThat(b.reaperLockHeld()).isFalse();
+    MeterRegistry scrapeA = new SimpleMeterRegistry();
+    MeterRegistry scrapeB = new SimpleMeterRegistry();
+    a.bindMetrics(scrapeA);
+    b.bindMetrics(scrapeB);
+    assertThat(runsReapers(scrapeA)).isEqualTo(1);
+    assertThat(runsReapers(scrapeB)).isZero();
 
     relayed.proxy().freeze();
     long deadline = System.nanoTime() + Duration.ofSeconds(20).toNanos();
@@ -74,5 +82,11 @@ class PgFrozenReaperTest {
     assertThat(a.leasesExpire(PASS)).isEqualTo(ReapResult.NONE);
     assertThat(a.reaperLockHeld()).isFalse();
     assertThat(b.reaperLockHeld()).isTrue();
+    assertThat(runsReapers(scrapeA)).isZero();
+    assertThat(runsReapers(scrapeB)).isEqualTo(1);
+  }
+
+  private static double runsReapers(MeterRegistry scraped) {
+    return scraped.get("wharf_postgres_reapers_held").gauge().value();
   }
 }
