@@ -106,7 +106,7 @@ final class Checkpointer implements AutoCloseable {
   /** What the last pass reported copied back: a pass that copies more syncs the file. */
   private long copiedBefore;
 
-  /** Shared with the writer: after a failed fsync no checkpoint runs ({@link WriteHealth#broke}). */
+  /** Shared with the writer: no checkpoint after a failed fsync ({@link WriteHealth#broke}). */
   private final WriteHealth health;
 
   /**

@@ -28,9 +28,10 @@ import org.junit.jupiter.api.Test;
 /**
  * Two nodes on one schema; one freezes inside a writer batch's transaction: its relay lets the
  * ack's delete through and then nothing, as a node stopped with SIGSTOP between two statements
- * sends nothing more, its kernel still answering keepalives. The server ends that transaction once it has waited its bound, so
- * the other node's settle of the row it locked goes through; the frozen node, once it runs
- * again, fails that write (nothing of it stored) and writes again on a new connection.
+ * sends nothing more, its kernel still answering keepalives. The server ends that transaction
+ * once it has waited its bound, so the other node's settle of the row it locked goes through; the
+ * frozen node, once it runs again, fails that write (nothing of it stored) and writes again on a
+ * new connection.
  */
 class PgFrozenWriterTest {
   /** The bound on a wait inside a transaction here; a batch's own pauses are far shorter. */
