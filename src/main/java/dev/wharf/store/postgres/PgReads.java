@@ -214,15 +214,26 @@ final class PgReads implements AutoCloseable {
   }
 
   /**
-   * Null when a read of the schema's own table works within {@code boundMillis}, else why not. A
+   * Every table a request needs, named so that the server must find each: {@code WHERE false}
+   * reads none of their rows. One missing (renamed, dropped by hand) fails every publish or
+   * receive, while a read of {@code queues_changed} alone still worked.
+   */
+  private static final String READY =
+      "SELECT version FROM queues_changed WHERE id = 1"
+          + " AND NOT EXISTS (SELECT 1 FROM queues WHERE false)"
+          + " AND NOT EXISTS (SELECT 1 FROM messages WHERE false)"
+          + " AND NOT EXISTS (SELECT 1 FROM counters WHERE false)"
+          + " AND NOT EXISTS (SELECT 1 FROM idempotency WHERE false)";
+
+  /**
+   * Null when a read of the schema's own tables works within {@code boundMillis}, else why not. A
    * connection alone is not enough: a database dropped and made again answers, with none of the
    * tables. See {@link PgReadiness} for the bound on the whole check.
    */
   String unready(int boundMillis) {
     try {
       read(c -> {
-        try (PreparedStatement ps =
-                c.prepareStatement("SELECT version FROM queues_changed WHERE id = 1");
+        try (PreparedStatement ps = c.prepareStatement(READY);
             ResultSet rs = ps.executeQuery()) {
           return rs.next();
         }

@@ -66,6 +66,34 @@ class PgSchemaTest {
     }
   }
 
+  /**
+   * One of Wharf's tables gone (renamed by hand, say) fails every publish or receive, so the node
+   * is not ready either, however well the others read; it is again once the table is back.
+   */
+  @Test
+  void readinessNeedsEveryTable() {
+    PostgresSettings settings = TestDatabase.freshSchema(2);
+    String schema = TestDatabase.schemaOf(settings);
+    PostgresStore store = new PostgresStore(settings);
+    store.start();
+    try {
+      assertThat(store.unready()).isNull();
+      for (String table : new String[] {"messages", "counters", "queues", "idempotency"}) {
+        TestDatabase.server().execute(
+            "ALTER TABLE \"" + schema + "\"." + table + " RENAME TO " + table + "_away");
+        assertThat(store.unready()).as(table)
+            .startsWith("storage is not answering: ")
+            .contains("\"" + table + "\" does not exist");
+        TestDatabase.server().execute(
+            "ALTER TABLE \"" + schema + "\"." + table + "_away RENAME TO " + table);
+        assertThat(store.unready()).as(table + " back").isNull();
+      }
+    } finally {
+      store.close();
+      TestDatabase.dropSchema(schema);
+    }
+  }
+
   /** A database that answers without Wharf's tables (dropped under it) is not ready. */
   @Test
   void readinessNeedsTheTablesNotJustAConnection() throws Exception {
