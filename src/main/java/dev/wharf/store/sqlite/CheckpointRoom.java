@@ -1,7 +1,8 @@
 package dev.wharf.store.sqlite;
 
+import static dev.wharf.store.sqlite.DiskFreeLimit.mb;
+
 import java.nio.file.Path;
-import java.util.Locale;
 import java.util.logging.Logger;
 
 /**
@@ -65,9 +66,5 @@ final class CheckpointRoom {
   /** Why a publish is refused now, or null. */
   String refusal() {
     return refusal;
-  }
-
-  private static String mb(long bytes) {
-    return String.format(Locale.ROOT, "%.1f MB", bytes / 1048576.0);
   }
 }

@@ -96,7 +96,8 @@ final class DiskFreeLimit {
     }
   }
 
-  private static String mb(long bytes) {
+  /** Bytes in MB to one decimal, as the store's room messages give them. */
+  static String mb(long bytes) {
     return String.format(Locale.ROOT, "%.1f MB", bytes / 1048576.0);
   }
 }
