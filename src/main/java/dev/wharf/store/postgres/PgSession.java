@@ -91,30 +91,41 @@ final class PgSession {
    * one will. Fails only as the connection does: a setting refused is a feature missing.
    */
   static Features probe(Connection c) throws SQLException {
-    boolean checksClient;
-    try (Statement s = c.createStatement()) {
-      s.execute("SELECT " + CHECK_CLIENT);
-      checksClient = true;
-    } catch (SQLException e) {
-      if (!refused(e)) {
-        throw e;
+    // Looked up before it is tried: a server that does not know the setting would log an ERROR
+    // for the attempt, which an operator of an older server would read as a fault.
+    boolean checksClient = known(c, "client_connection_check_interval");
+    String why = "before version 14";
+    if (checksClient) {
+      try (Statement s = c.createStatement()) {
+        s.execute("SELECT " + CHECK_CLIENT);
+      } catch (SQLException e) {
+        if (!refused(e)) {
+          throw e;
+        }
+        why = e.getMessage();
+        checksClient = false;
       }
-      LOG.info("PostgreSQL does not check for clients gone while a statement runs ("
-          + e.getMessage() + "): a statement whose connection a stall closed may run on, and"
-          + " hold its locks, until it ends (PostgreSQL 14 and later on Linux do check)");
-      checksClient = false;
     }
-    boolean endsIdle;
-    try (Statement s = c.createStatement();
-        ResultSet rs = s.executeQuery(
-            "SELECT count(*) FROM pg_settings WHERE name = 'idle_session_timeout'")) {
-      endsIdle = rs.next() && rs.getInt(1) > 0;
+    if (!checksClient) {
+      LOG.info("PostgreSQL does not check for clients gone while a statement runs (" + why
+          + "): a statement whose connection a stall closed may run on, and hold its locks,"
+          + " until it ends (PostgreSQL 14 and later on Linux do check)");
     }
+    boolean endsIdle = known(c, "idle_session_timeout");
     if (!endsIdle) {
       LOG.info("PostgreSQL has no idle_session_timeout (before version 14): a node that is"
           + " frozen while it runs the reapers keeps them until its session ends");
     }
     return new Features(checksClient, endsIdle);
+  }
+
+  /** Whether the server has a setting of this name. */
+  private static boolean known(Connection c, String setting) throws SQLException {
+    try (Statement s = c.createStatement();
+        ResultSet rs = s.executeQuery(
+            "SELECT count(*) FROM pg_settings WHERE name = '" + setting + "'")) {
+      return rs.next() && rs.getInt(1) > 0;
+    }
   }
 
   /** A setting the server does not know (42704) or does not take on its platform (22023). */

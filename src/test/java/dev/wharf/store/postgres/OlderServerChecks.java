@@ -65,6 +65,23 @@ abstract class OlderServerChecks {
     assertThat(store.reaperLockHeld()).isTrue();
   }
 
+  /**
+   * Asking what the server can do fails no statement there, which the server would log as an
+   * ERROR: in one transaction, a failed statement would abort the rest.
+   */
+  @Test
+  void askingWhatTheServerCanDoFailsNoStatement() throws Exception {
+    try (Connection c = DriverManager.getConnection(nodes.server.baseUrl())) {
+      c.setAutoCommit(false);
+      assertThat(PgSession.probe(c))
+          .isEqualTo(new PgSession.Features(false, false));
+      try (Statement s = c.createStatement()) {
+        s.execute("SELECT 1");
+      }
+      c.rollback();
+    }
+  }
+
   /** Vacuums counted in inserts came with 13: set where the server has them, else left out. */
   @Test
   void theMessagesTableVacuumsForItsInsertsWhereTheServerCan() {
