@@ -43,6 +43,7 @@ final class PgChanges {
   }
 
   private void touch(HeldRow h) throws SQLException {
+    tx.changed = true;
     if (!touched.add(h.seq())) {
       flush();
       touched.add(h.seq());

@@ -22,6 +22,11 @@ final class PgClaim {
 
   private PgClaim() {}
 
+  /** A claim as a lane's operation, whose commit need not wait for the WAL flush. */
+  static PgWriter.LazyCommit<List<Delivery>> op(ClaimRequest r) {
+    return tx -> claim(tx, r);
+  }
+
   /**
    * Picks the oldest visible ready rows, skipping rows another transaction holds (a claim in
    * another lane or on another node, or a reaper), so claimers never wait on one another and never
@@ -57,6 +62,7 @@ final class PgClaim {
     lease.setLong(1, until);
     lease.setArray(2, tx.array("int8", seqs));
     lease.setArray(3, tx.array("text", leaseIds));
+    tx.changed = true;
     Map<Long, byte[]> payloads = HashMap.newHashMap(n);
     try (ResultSet rs = lease.executeQuery()) {
       while (rs.next()) {

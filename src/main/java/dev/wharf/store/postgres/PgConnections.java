@@ -10,9 +10,10 @@ import java.util.Properties;
 
 /**
  * How a node opens its own connections (writer lanes, the listener, the reaper lock, the start's
- * migrations), each set up alike: durable commits whatever the server's default, keepalives on
- * both ends ({@link PgKeepAlive}), every wait bounded by the stall timeout ({@link PgStall}), and
- * the server's own checks for a session no longer served ({@link PgSession}).
+ * migrations), each set up alike: durable commits whatever the server's default (a transaction of
+ * only settles and claims, or a reaper pass, opts out for itself: {@link PgWriter.LazyCommit}),
+ * keepalives on both ends ({@link PgKeepAlive}), every wait bounded by the stall timeout ({@link
+ * PgStall}), and the server's own checks for a session no longer served ({@link PgSession}).
  */
 final class PgConnections {
   private final PostgresSettings settings;

@@ -106,6 +106,16 @@ final class PgLane {
     }
   }
 
+  /** Whether every operation of the batch lets its commit skip the WAL flush. */
+  private static boolean allLazy(List<Pending<?>> batch) {
+    for (Pending<?> p : batch) {
+      if (!(p.op() instanceof PgWriter.LazyCommit<?>)) {
+        return false;
+      }
+    }
+    return true;
+  }
+
   private void runBatch(List<Pending<?>> batch, boolean mayRetrySingly) {
     runBatch(batch, mayRetrySingly, true);
   }
@@ -162,6 +172,8 @@ final class PgLane {
     }
     Object[] results = new Object[batch.size()];
     tx.reset();
+    // Decided again for each transaction: a batch run again, or split, is judged anew.
+    tx.lazy = allLazy(batch);
     applying = true;
     boolean committing = false;
     boolean again = false;
@@ -188,6 +200,10 @@ final class PgLane {
         }
       }
       tx.beforeCommit(writer.notifyPrefix);
+      PgTx.CommitHook hook = writer.commitHook;
+      if (hook != null) {
+        hook.beforeCommit(tx.conn);
+      }
       committing = true;
       tx.conn.commit();
     } catch (SQLException | RuntimeException e) {

@@ -99,6 +99,7 @@ final class PgReap {
       }
     }
     if (!seqs.isEmpty()) {
+      tx.changed = true;
       PreparedStatement expire = tx.prepare(EXPIRE_BY_SEQ);
       expire.setArray(1, tx.array("bigint", seqs.toArray()));
       if (expire.executeUpdate() != seqs.size()) {
@@ -119,6 +120,7 @@ final class PgReap {
         n++;
       }
     }
+    tx.changed |= n > 0;
     return n;
   }
 
@@ -126,7 +128,9 @@ final class PgReap {
     PreparedStatement ps = tx.prepare(PRUNE_IDEMPOTENCY);
     ps.setLong(1, now.toEpochMilli());
     ps.setInt(2, limit);
-    return ps.executeUpdate();
+    int n = ps.executeUpdate();
+    tx.changed |= n > 0;
+    return n;
   }
 
   static Redriven redrive(PgTx tx, RedriveRequest r) throws SQLException {

@@ -42,6 +42,8 @@ final class PgReaperLock implements AutoCloseable {
   /** Volatile: a metrics scrape reads it without waiting for a pass ({@link #holder}). */
   private volatile boolean held;
   private volatile boolean closed;
+  /** Run on the connection just before each pass's commit; tests set it, else none. */
+  volatile PgTx.CommitHook commitHook;
 
   /** @param idleMillis the session's idle bound ({@link #IDLE_MILLIS}), 0 for none */
   PgReaperLock(Supplier<Connection> connect, int stripe, String notifyPrefix, long idleMillis) {
@@ -51,8 +53,14 @@ final class PgReaperLock implements AutoCloseable {
     this.notifyPrefix = notifyPrefix;
   }
 
-  /** Runs {@code op} in one transaction if this node holds the reaper lock, else returns none. */
-  synchronized <T> T runIfHolder(PgWriter.Op<T> op, T none) {
+  /**
+   * Runs {@code op} in one transaction if this node holds the reaper lock, else returns none. A
+   * pass commits without waiting for the WAL flush: it only moves rows whose time has come (to
+   * ready, to a DLQ, to expired, or out), which a crash that undoes the commit leaves as they
+   * were, due still, for the next pass to move again; no message is lost, and a lease expired
+   * twice delivers its message once more, as at-least-once allows.
+   */
+  synchronized <T> T runIfHolder(PgWriter.LazyCommit<T> op, T none) {
     if (closed) {
       throw new StoreException("store is closed");
     }
@@ -72,8 +80,13 @@ final class PgReaperLock implements AutoCloseable {
       }
       tx.conn.setAutoCommit(false);
       tx.reset();
+      tx.lazy = true;
       T result = op.apply(tx);
       tx.beforeCommit(notifyPrefix);
+      PgTx.CommitHook hook = commitHook;
+      if (hook != null) {
+        hook.beforeCommit(tx.conn);
+      }
       tx.conn.commit();
       tx.conn.setAutoCommit(true);
       return result;

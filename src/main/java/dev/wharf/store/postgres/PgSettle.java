@@ -28,6 +28,11 @@ final class PgSettle {
 
   private PgSettle() {}
 
+  /** A settle as a lane's operation, whose commit need not wait for the WAL flush. */
+  static PgWriter.LazyCommit<List<LeaseOutcome>> op(SettleRequest r) {
+    return tx -> settle(tx, r);
+  }
+
   static List<LeaseOutcome> settle(PgTx tx, SettleRequest r) throws SQLException {
     long now = r.now().toEpochMilli();
     Set<String> acked =
@@ -96,6 +101,7 @@ final class PgSettle {
     try (ResultSet rs = ps.executeQuery()) {
       while (rs.next()) {
         acked.add(rs.getString(1));
+        tx.changed = true;
         tx.delta.add(r.queue(), LEASED, rs.getString(2), -1);
       }
     }

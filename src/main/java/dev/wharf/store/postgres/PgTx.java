@@ -20,6 +20,11 @@ import java.util.TreeSet;
  * (so other nodes are told in the same commit).
  */
 final class PgTx {
+  /** What a test runs on a transaction's connection just before its commit. */
+  interface CommitHook {
+    void beforeCommit(Connection c) throws SQLException;
+  }
+
   final Connection conn;
   private final StatementCache statements;
   final PgCounters.Delta delta;
@@ -28,6 +33,14 @@ final class PgTx {
   /** Queues the transaction made messages visible in later, each with the earliest such time. */
   private final Map<String, Long> later = new HashMap<>();
   boolean queuesChanged;
+  /**
+   * Whether the commit may return before the server's WAL flush: set by the lane or the reaper
+   * lock when each operation of the transaction allows it ({@link PgWriter.LazyCommit}), and
+   * false again for each new transaction, so that none is lazy unless told so.
+   */
+  boolean lazy;
+  /** Whether an operation changed a row: one that changed none has no commit to flush. */
+  boolean changed;
 
   PgTx(Connection conn, int stripe) {
     this.conn = conn;
@@ -82,11 +95,14 @@ final class PgTx {
     visible.clear();
     later.clear();
     queuesChanged = false;
+    lazy = false;
+    changed = false;
   }
 
   /**
    * Writes the counter changes and tells other nodes what became visible, both inside the
-   * transaction about to commit, so neither can disagree with the rows.
+   * transaction about to commit, so neither can disagree with the rows. A lazy transaction that
+   * changed rows then commits without waiting for the WAL flush ({@link PgWriter.LazyCommit}).
    */
   void beforeCommit(String notifyPrefix) throws SQLException {
     delta.flush(this);
@@ -123,6 +139,10 @@ final class PgTx {
       PreparedStatement n = prepare("SELECT pg_notify('" + PgNotifier.QUEUES + "', ?)");
       n.setString(1, notifyPrefix);
       n.execute();
+    }
+    if (lazy && changed) {
+      // Local to this transaction, however it ends: the session stays on for the next.
+      prepare("SELECT set_config('synchronous_commit', 'off', true)").execute();
     }
   }
 

@@ -16,8 +16,9 @@ import java.util.function.Supplier;
 /**
  * This node's writers: a few lanes, each one connection and one platform thread that drains the
  * operations waiting for it, runs them all in one transaction and commits once (one WAL flush for
- * the lot) before answering any caller. Unlike SQLite, PostgreSQL takes several writers at once,
- * so a lane that waits on a commit does not hold the others up.
+ * the lot, not waited for when the lot is only settles and claims: {@link LazyCommit}) before
+ * answering any caller. Unlike SQLite, PostgreSQL takes several writers at once, so a lane that
+ * waits on a commit does not hold the others up.
  *
  * <p>Plain publishes waiting in a lane (no idempotency key, no upsert key) become one multi-row
  * insert. If an operation fails, the transaction is rolled back and its operations retried one per
@@ -28,6 +29,19 @@ final class PgWriter implements AutoCloseable {
   interface Op<T> {
     T apply(PgTx tx) throws SQLException;
   }
+
+  /**
+   * An operation whose caller may be answered before its commit is flushed to the server's WAL
+   * (a settle, a claim, a reaper pass): a batch of nothing else commits with {@code
+   * synchronous_commit} off. DESIGN section 4 asks a settle to be committed before its answer,
+   * and a claim never to hand out a message a crash could lose, but neither to be on disk. What a
+   * crash of the server can undo is a settle or a lease, whose message is then leased as before,
+   * or ready again, and delivered once more: at-least-once, as on SQLite, never lost. A claim
+   * sees only publishes already flushed (they commit with it on, and a commit is seen only once
+   * flushed), and a durable commit that read a lazy one's rows flushes it too (the WAL is
+   * written in order).
+   */
+  interface LazyCommit<T> extends Op<T> {}
 
   /** An operation lanes may merge with others of its kind into one statement. */
   interface Mergeable<T> extends Op<T> {}
@@ -77,6 +91,8 @@ final class PgWriter implements AutoCloseable {
   /** How long a batch's statement or commit waits for an answer (see {@link PgStall}). */
   final int stallMillis;
   private volatile boolean running = true;
+  /** Run on each lane's connection just before its commit; tests set it, else none. */
+  volatile PgTx.CommitHook commitHook;
 
   /** @param stallMillis the read timeout the connections {@code connect} makes already have */
   PgWriter(Supplier<Connection> connect, int count, int stripeBase, String notifyPrefix,
@@ -132,6 +148,9 @@ final class PgWriter implements AutoCloseable {
       if (own.thread == Thread.currentThread() && own.applying) {
         // Called from inside an operation: it joins the transaction under way, as waiting for
         // another lane could deadlock on rows this one holds.
+        if (!(op instanceof LazyCommit<?>)) {
+          own.tx.lazy = false;
+        }
         try {
           return op.apply(own.tx);
         } catch (SQLException e) {

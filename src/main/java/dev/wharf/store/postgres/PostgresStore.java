@@ -32,7 +32,8 @@ import java.util.concurrent.ThreadLocalRandom;
  * few group-commit lanes (one transaction and one commit for all operations waiting in a lane),
  * claims with {@code FOR UPDATE SKIP LOCKED}, tells other nodes what became visible with {@code
  * NOTIFY} in the committing transaction, and runs reapers only while it holds the reaper advisory
- * lock. Writes return only once committed with {@code synchronous_commit} on.
+ * lock. Writes return only once committed, with {@code synchronous_commit} on but for settles,
+ * claims and reaper passes ({@link PgWriter.LazyCommit}).
  */
 public final class PostgresStore implements Store {
   private final PostgresSettings settings;
@@ -155,6 +156,12 @@ public final class PostgresStore implements Store {
     return "wharf-" + node;
   }
 
+  /** Test hook: runs {@code hook} before each commit of a writer lane or a reaper pass. */
+  void beforeEachCommit(PgTx.CommitHook hook) {
+    writer.commitHook = hook;
+    reaper.commitHook = hook;
+  }
+
   /** Test hook: drops the listening connection as a network failure would. */
   void dropListenConnection() {
     notifier.dropConnection();
@@ -202,12 +209,12 @@ public final class PostgresStore implements Store {
 
   @Override
   public List<Delivery> messagesClaim(ClaimRequest request) {
-    return writer.submit(tx -> PgClaim.claim(tx, request));
+    return writer.submit(PgClaim.op(request));
   }
 
   @Override
   public CompletableFuture<List<Delivery>> messagesClaimAsync(ClaimRequest request) {
-    return writer.submitAsync(tx -> PgClaim.claim(tx, request));
+    return writer.submitAsync(PgClaim.op(request));
   }
 
   @Override
@@ -224,12 +231,12 @@ public final class PostgresStore implements Store {
 
   @Override
   public List<LeaseOutcome> messagesSettle(SettleRequest request) {
-    return writer.submit(tx -> PgSettle.settle(tx, request));
+    return writer.submit(PgSettle.op(request));
   }
 
   @Override
   public CompletableFuture<List<LeaseOutcome>> messagesSettleAsync(SettleRequest request) {
-    return writer.submitAsync(tx -> PgSettle.settle(tx, request));
+    return writer.submitAsync(PgSettle.op(request));
   }
 
   @Override

@@ -3,15 +3,27 @@ package dev.wharf.store.postgres;
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
+import dev.wharf.store.ClaimRequest;
+import dev.wharf.store.ContentType;
 import dev.wharf.store.DeadLetterPolicy;
+import dev.wharf.store.Delivery;
 import dev.wharf.store.LeaseExpiryRequest;
+import dev.wharf.store.NewMessage;
+import dev.wharf.store.PublishBatch;
+import dev.wharf.store.QueueRecord;
 import dev.wharf.store.ReapResult;
+import dev.wharf.store.SettleKind;
+import dev.wharf.store.SettleRequest;
+import java.nio.charset.StandardCharsets;
 import java.sql.Connection;
 import java.sql.DriverManager;
 import java.sql.SQLException;
 import java.sql.Statement;
 import java.time.Duration;
 import java.time.Instant;
+import java.util.List;
+import java.util.Map;
+import java.util.concurrent.CopyOnWriteArrayList;
 import java.util.concurrent.ThreadLocalRandom;
 import java.util.concurrent.locks.LockSupport;
 import org.junit.jupiter.api.AfterEach;
@@ -80,6 +92,24 @@ abstract class OlderServerChecks {
       }
       c.rollback();
     }
+  }
+
+  /** A settle's transaction commits without the WAL flush there too, a publish's with it. */
+  @Test
+  void settlesCommitWithoutTheFlushThereToo() {
+    PostgresStore store = node(nodes.direct);
+    store.queuesPut(new QueueRecord("q", "{}", null));
+    Instant now = Instant.ofEpochMilli(1_000_000);
+    NewMessage m = new NewMessage(ContentType.JSON, "{}".getBytes(StandardCharsets.UTF_8),
+        Map.of(), null, now, null, null, null);
+    List<String> commits = new CopyOnWriteArrayList<>();
+    store.beforeEachCommit(c -> commits.add(SessionProbe.setting(c, "synchronous_commit")));
+    store.messagesPublish(new PublishBatch("q", List.of(m), now, now.plusSeconds(60)));
+    Delivery d = store.messagesClaim(new ClaimRequest("q", 1, now, now.plusSeconds(30), 1 << 20))
+        .get(0);
+    store.messagesSettle(new SettleRequest("q", SettleKind.ACK, List.of(d.leaseId()), now, null,
+        null, null, null, false));
+    assertThat(commits).containsExactly("on", "off", "off");
   }
 
   /** Vacuums counted in inserts came with 13: set where the server has them, else left out. */
