@@ -22,6 +22,15 @@ final class PgClaim {
 
   private PgClaim() {}
 
+  /**
+   * Leases the rows a claim picked (and locked), each under its own lease id, found by the
+   * primary key: see {@link PgChanges} on the guard's spelling.
+   */
+  static final String LEASE =
+      "UPDATE messages m SET state = 1, lease_id = u.l, lease_until = ?,"
+          + " attempt = m.attempt + 1 FROM unnest(?::int8[], ?::text[]) AS u(s, l)"
+          + " WHERE m.seq = u.s AND m.state + 0 = 0 RETURNING m.seq, m.payload";
+
   /** A claim as a lane's operation, whose commit need not wait for the WAL flush. */
   static PgWriter.LazyCommit<List<Delivery>> op(ClaimRequest r) {
     return tx -> claim(tx, r);
@@ -54,11 +63,7 @@ final class PgClaim {
       leaseIds[i] = LeaseIds.next(seqs[i]);
     }
     long until = r.leaseUntil().toEpochMilli();
-    PreparedStatement lease =
-        tx.prepare(
-            "UPDATE messages m SET state = 1, lease_id = u.l, lease_until = ?,"
-                + " attempt = m.attempt + 1 FROM unnest(?::int8[], ?::text[]) AS u(s, l)"
-                + " WHERE m.seq = u.s AND m.state = 0 RETURNING m.seq, m.payload");
+    PreparedStatement lease = tx.prepare(LEASE);
     lease.setLong(1, until);
     lease.setArray(2, tx.array("int8", seqs));
     lease.setArray(3, tx.array("text", leaseIds));

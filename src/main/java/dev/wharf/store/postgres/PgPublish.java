@@ -161,6 +161,13 @@ final class PgPublish {
   }
 
   /**
+   * Marks leased rows of a key as replaced, so that their acks do not delete them; found by the
+   * primary key (see {@link PgChanges} on the guard's spelling).
+   */
+  static final String SUPERSEDE_LEASED =
+      "UPDATE messages SET superseded = true WHERE seq = ANY(?::int8[]) AND state + 0 = 1";
+
+  /**
    * Every ready or leased row of a queue's key, locked. Spelled as an OR, not {@code IN}: so the
    * plan joins the two partial indexes {@code m_key} and {@code m_key_leased}.
    */
@@ -213,7 +220,7 @@ final class PgPublish {
     if (newestReady >= 0) {
       PreparedStatement bySeq =
           tx.prepare(
-              MessageRows.REPLACE_CONTENT + " WHERE seq = ? AND state = 0 RETURNING id");
+              MessageRows.REPLACE_CONTENT + " WHERE seq = ? AND state + 0 = 0 RETURNING id");
       bySeq.setLong(5, newestReady);
       replaced = replace(bySeq, m);
       if (replaced == null) {
@@ -222,9 +229,7 @@ final class PgPublish {
       return replaced;
     }
     if (!leased.isEmpty()) {
-      PreparedStatement mark =
-          tx.prepare(
-              "UPDATE messages SET superseded = true WHERE seq = ANY(?::int8[]) AND state = 1");
+      PreparedStatement mark = tx.prepare(SUPERSEDE_LEASED);
       mark.setArray(1, tx.array("int8", leased.toArray(new Long[0])));
       if (mark.executeUpdate() != leased.size()) {
         throw new SQLException("superseding lost rows it had locked");

@@ -28,6 +28,15 @@ final class PgSettle {
 
   private PgSettle() {}
 
+  /**
+   * Acks in one statement: deletes the rows whose current, unexpired lease is named, found by the
+   * primary key (see {@link PgChanges} on the guard's spelling).
+   */
+  static final String ACK_CURRENT =
+      "DELETE FROM messages m USING unnest(?::int8[], ?::text[]) AS u(s, l)"
+          + " WHERE m.seq = u.s AND m.lease_id = u.l AND m.queue = ? AND m.state + 0 = 1"
+          + " AND m.lease_until > ? RETURNING m.lease_id, m.original_queue";
+
   /** A settle as a lane's operation, whose commit need not wait for the WAL flush. */
   static PgWriter.LazyCommit<List<LeaseOutcome>> op(SettleRequest r) {
     return tx -> settle(tx, r);
@@ -89,11 +98,7 @@ final class PgSettle {
     if (seqs.isEmpty()) {
       return acked;
     }
-    PreparedStatement ps =
-        tx.prepare(
-            "DELETE FROM messages m USING unnest(?::int8[], ?::text[]) AS u(s, l)"
-                + " WHERE m.seq = u.s AND m.lease_id = u.l AND m.queue = ? AND m.state = 1"
-                + " AND m.lease_until > ? RETURNING m.lease_id, m.original_queue");
+    PreparedStatement ps = tx.prepare(ACK_CURRENT);
     ps.setArray(1, tx.array("int8", seqs.toArray(new Long[0])));
     ps.setArray(2, tx.array("text", ids.toArray(new String[0])));
     ps.setString(3, r.queue());
