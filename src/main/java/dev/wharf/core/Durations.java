@@ -51,7 +51,13 @@ public final class Durations {
           case "h" -> 3_600_000L;
           default -> 86_400_000L;
         };
-    String digits = m.group(2).replaceFirst("^0+(?=\\d)", "");
+    String digits = m.group(2);
+    // Leading zeros dropped by hand: a regex here was compiled on every receive that waits.
+    int lead = 0;
+    while (lead < digits.length() - 1 && digits.charAt(lead) == '0') {
+      lead++;
+    }
+    digits = digits.substring(lead);
     // Eighteen digits always fit a long; more are past LONGEST in any unit.
     if (digits.length() > 18) {
       return BEYOND;
