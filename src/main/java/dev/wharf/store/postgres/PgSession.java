@@ -10,6 +10,8 @@ import java.util.logging.Logger;
  * Settings that make the server end a session its node no longer serves, so that the session's
  * locks go with it. Both came with PostgreSQL 14; an older server (or one that cannot check for a
  * client gone on its platform) runs without them, as before, and the start says so in the log.
+ * Every session also plans each statement for its own arguments where the server can ({@link
+ * #CUSTOM_PLANS}, PostgreSQL 12 and later).
  *
  * <p>{@code client_connection_check_interval}, on every session: a node closes a connection whose
  * statement was not answered within the stall timeout ({@link PgStall}), but the server would go
@@ -48,7 +50,7 @@ final class PgSession {
    * believed nearly empty. A claim's lease then read every ready row for each row it leased (a
    * sequential scan inside a nested loop: 250 ms for 100 rows among 9,800, against 6 ms by the
    * primary key), and consumers took ~1,000 messages a second instead of ~10,000. Planning each
-   * run costs the server well under a millisecond a statement.
+   * run costs the server some CPU; the consumption figures in docs/postgres.md include it.
    */
   private static final String CUSTOM_PLANS =
       "set_config('plan_cache_mode', 'force_custom_plan', false)";
@@ -133,7 +135,12 @@ final class PgSession {
       LOG.info("PostgreSQL has no idle_session_timeout (before version 14): a node that is"
           + " frozen while it runs the reapers keeps them until its session ends");
     }
-    return new Features(checksClient, endsIdle, known(c, "plan_cache_mode"));
+    boolean customPlans = known(c, "plan_cache_mode");
+    if (!customPlans) {
+      LOG.info("PostgreSQL has no plan_cache_mode (before version 12): a statement may keep a"
+          + " plan made while the messages table was nearly empty until autovacuum analyses it");
+    }
+    return new Features(checksClient, endsIdle, customPlans);
   }
 
   /** Whether the server has a setting of this name. */
